@@ -1,0 +1,106 @@
+"""Checking a solution's outputs against the reference's."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+from . import status
+from .inputs import torch_dtype
+from .problem import TensorSpec, Tolerance
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    status: str
+    message: str = ""
+    max_abs_error: float | None = None
+    matched_ratio: float | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.status == status.PASSED
+
+
+def as_output_list(result: Any, count: int) -> list[Any] | CheckResult:
+    """The outputs of run(...) as a list, or the check failure that explains why not."""
+    if count == 1 and not isinstance(result, (tuple, list)):
+        return [result]
+    if not isinstance(result, (tuple, list)):
+        return CheckResult(status.INCORRECT_SHAPE,
+                           f"run returned {type(result).__name__}, expected {count} outputs")
+    if len(result) != count:
+        return CheckResult(status.INCORRECT_SHAPE,
+                           f"run returned {len(result)} outputs, expected {count}")
+    return list(result)
+
+
+def check_outputs(
+    outputs: Sequence[Any],
+    expected: Sequence[torch.Tensor],
+    specs: Sequence[TensorSpec],
+    tolerance: Tolerance,
+) -> CheckResult:
+    worst: CheckResult | None = None
+    for out, ref, spec in zip(outputs, expected, specs):
+        result = check_tensor(out, ref, spec, tolerance)
+        if not result.ok:
+            return result
+        if worst is None or (result.matched_ratio or 1) < (worst.matched_ratio or 1):
+            worst = result
+    return worst or CheckResult(status.PASSED)
+
+
+def check_tensor(out: Any, ref: torch.Tensor, spec: TensorSpec, tol: Tolerance) -> CheckResult:
+    name = spec.name
+    if type(out) is not torch.Tensor:  # noqa: E721 - subclasses and lazy proxies are refused
+        kind = type(out).__module__ + "." + type(out).__qualname__
+        if isinstance(out, torch.Tensor):
+            return CheckResult(status.REWARD_HACK,
+                               f"output {name!r} is a {kind}, a subclass of torch.Tensor; "
+                               "outputs must be plain tensors")
+        return CheckResult(status.INCORRECT_DTYPE, f"output {name!r} is a {kind}, not a tensor")
+    if out.device != ref.device or out.is_meta:
+        return CheckResult(status.RUNTIME_ERROR,
+                           f"output {name!r} is on {out.device}, expected {ref.device}")
+    if tuple(out.shape) != tuple(ref.shape):
+        return CheckResult(status.INCORRECT_SHAPE,
+                           f"output {name!r} has shape {tuple(out.shape)}, expected {tuple(ref.shape)}")
+    if out.dtype != torch_dtype(spec.dtype):
+        return CheckResult(status.INCORRECT_DTYPE,
+                           f"output {name!r} has dtype {str(out.dtype).removeprefix('torch.')}, "
+                           f"expected {spec.dtype}")
+    return compare_values(out, ref, name, tol)
+
+
+def compare_values(out: torch.Tensor, ref: torch.Tensor, name: str, tol: Tolerance) -> CheckResult:
+    wide = torch.float64 if torch.float64 in (out.dtype, ref.dtype) else torch.float32
+    o, r = out.detach().to(wide), ref.detach().to(wide)
+    total = max(r.numel(), 1)
+    ref_finite = torch.isfinite(r)
+    bad_special = int((~torch.isfinite(o) & ref_finite).sum())
+    if bad_special:
+        return CheckResult(status.INCORRECT_NUMERICAL,
+                           f"output {name!r} has NaN/Inf in {bad_special} of {total} elements "
+                           "where the reference is finite", matched_ratio=1 - bad_special / total)
+    special_mismatch = int((~ref_finite & ~((o == r) | (torch.isnan(o) & torch.isnan(r)))).sum())
+    err = torch.where(ref_finite, (o - r).abs(), torch.zeros_like(r))
+    allowed = tol.atol + tol.rtol * r.abs()
+    matched = int(((err <= allowed) & ref_finite).sum()) + int((~ref_finite).sum()) - special_mismatch
+    ratio = matched / total
+    max_err = float(err.max()) if err.numel() else 0.0
+    if r.numel() and not bool(o.any()) and bool((r.abs() > tol.atol).any()):
+        return CheckResult(status.INCORRECT_NUMERICAL,
+                           f"output {name!r} is all zeros but the reference is not",
+                           max_err, ratio)
+    if ratio < tol.required_matched_ratio:
+        return CheckResult(
+            status.INCORRECT_NUMERICAL,
+            f"output {name!r}: {ratio:.2%} of elements within atol={tol.atol:g}, rtol={tol.rtol:g} "
+            f"(needs {tol.required_matched_ratio:.2%}); max abs error {max_err:.3g}",
+            max_err, ratio,
+        )
+    return CheckResult(status.PASSED, "", max_err, ratio)

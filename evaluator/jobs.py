@@ -1,0 +1,124 @@
+"""Writing a job directory for the harness: the problem's sources, the solution, the workloads.
+
+Trusted side, no Django: used by `solarena eval` and by the evaluation workers alike.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from evaluator.harness.problem import Problem, Workload
+
+MAX_SOURCE_BYTES = 1 << 20
+
+
+class SolutionError(ValueError):
+    """A solution file that cannot be used; the message names the problem."""
+
+
+@dataclass(frozen=True)
+class SolutionFiles:
+    """A solution as text files plus the file the harness loads (a .py or solution.json)."""
+
+    files: dict[str, str]
+    entry: str
+
+    @classmethod
+    def from_path(cls, path: Path) -> SolutionFiles:
+        if not path.is_file():
+            raise SolutionError(f"{path}: no such file")
+        text = _read_text(path)
+        if path.suffix == ".json":
+            return cls.from_solution_json(text, str(path))
+        if path.suffix != ".py":
+            raise SolutionError(f"{path}: a solution is a .py file or a solution.json")
+        return cls({path.name: text}, path.name)
+
+    @classmethod
+    def from_solution_json(cls, text: str, where: str = "solution.json") -> SolutionFiles:
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise SolutionError(f"{where}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
+        sources = data.get("sources") if isinstance(data, dict) else None
+        if not isinstance(sources, list) or not sources:
+            raise SolutionError(f"{where}: 'sources' must be a non-empty list of {{path, content}}")
+        spec = data.get("spec")
+        entry = spec.get("entry_point") if isinstance(spec, dict) else None
+        if not isinstance(entry, str) or "::" not in entry:
+            raise SolutionError(f"{where}: spec.entry_point must be 'file::function'")
+        files: dict[str, str] = {}
+        for i, source in enumerate(sources):
+            if not isinstance(source, dict) or not isinstance(source.get("content"), str):
+                raise SolutionError(f"{where}: sources[{i}] needs 'path' and 'content' strings")
+            files[_safe_relative(source.get("path"), f"{where}: sources[{i}].path")] = source["content"]
+        if entry.split("::", 1)[0] not in files:
+            raise SolutionError(f"{where}: the entry point file {entry.split('::')[0]!r} is not in sources")
+        files["solution.json"] = text
+        return cls(files, "solution.json")
+
+
+def write_job(
+    job_dir: Path,
+    problem: Problem,
+    solution: SolutionFiles,
+    workloads: list[Workload],
+    *,
+    seed: int,
+    device: str = "auto",
+    options: Mapping[str, Any] | None = None,
+) -> None:
+    """Lay out job_dir/{job.json, problem/, solution/} for `python -m evaluator.harness`."""
+    definition = problem.definition
+    problem_dir = job_dir / "problem"
+    solution_dir = job_dir / "solution"
+    problem_dir.mkdir(parents=True)
+    solution_dir.mkdir()
+    (problem_dir / "reference.py").write_text(definition.reference, encoding="utf-8")
+    if definition.baseline is not None:
+        (problem_dir / "baseline.py").write_text(definition.baseline, encoding="utf-8")
+    for workload in workloads:
+        for desc in workload.inputs.values():
+            if desc["type"] == "safetensors" and problem.directory is not None:
+                target = problem_dir / desc["path"]
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(problem.directory / desc["path"], target)
+    for name, content in solution.files.items():
+        path = solution_dir / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(content, encoding="utf-8")
+    job = {
+        "definition": definition.to_json(),
+        "workloads": [w.to_json() for w in workloads],
+        "solution": f"solution/{solution.entry}",
+        "seed": seed,
+        "device": device,
+        "options": dict(options or {}),
+    }
+    (job_dir / "job.json").write_text(json.dumps(job, indent=1), encoding="utf-8")
+
+
+def _safe_relative(value: Any, where: str) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise SolutionError(f"{where}: must be a relative file path")
+    path = PurePosixPath(value)
+    if path.is_absolute() or ".." in path.parts or "\\" in value or path.name in ("", "."):
+        raise SolutionError(f"{where}: {value!r} must be a relative path inside the solution")
+    if path.name == "solution.json" and len(path.parts) == 1:
+        raise SolutionError(f"{where}: a source cannot be named solution.json")
+    return str(path)
+
+
+def _read_text(path: Path) -> str:
+    data = path.read_bytes()
+    if len(data) > MAX_SOURCE_BYTES:
+        raise SolutionError(f"{path}: larger than {MAX_SOURCE_BYTES // 1024} KiB")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise SolutionError(f"{path}: not UTF-8 text") from None

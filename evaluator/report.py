@@ -1,0 +1,97 @@
+"""Turning the harness's raw measurements into the scored result document (trusted side).
+
+The document's schema is documented in docs/result-format.md and is what `solarena eval --json`
+prints; the server stores the same fields.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from evaluator.harness import status
+from evaluator.harness.problem import Definition, Workload
+from evaluator.supervise import HarnessOutcome
+from leaderboard.hardware import HardwareSpec
+from leaderboard.scoring import WorkloadOutcome, problem_aggregates, sol_bound_ms, workload_score
+from leaderboard.sol import workload_work
+
+SCHEMA = "solarena.eval/1"
+
+
+def scored_workload(
+    definition: Definition,
+    workload: Workload,
+    raw: Mapping[str, Any],
+    hardware: HardwareSpec,
+    calibrated: Mapping[str, float] | None = None,
+) -> dict[str, Any]:
+    """One workload's row: raw measurements plus its SOL bound and score."""
+    work = workload_work(definition, workload.axes)
+    sol_ms = sol_bound_ms(work.flops, work.bytes, hardware, work.dtype, calibrated)
+    verdict = raw.get("status", status.RUNTIME_ERROR)
+    kernel = raw.get("latency_ms")
+    baseline = raw.get("baseline_latency_ms")
+    reference = raw.get("reference_latency_ms")
+    row: dict[str, Any] = {
+        "uuid": workload.uuid,
+        "axes": dict(workload.axes),
+        "visibility": workload.visibility,
+        "smoke": workload.smoke,
+        "status": verdict,
+        "message": raw.get("message", ""),
+        "latency_ms": kernel,
+        "reference_latency_ms": reference,
+        "baseline_latency_ms": baseline,
+        "sol_ms": sol_ms,
+        "flops": work.flops,
+        "bytes": work.bytes,
+        "score": 0.0,
+        "below_sol": False,
+        "speedup_vs_reference": None,
+    }
+    if verdict == status.PASSED and kernel and baseline:
+        result = workload_score(kernel, baseline, sol_ms)
+        row["score"], row["below_sol"] = result.score, result.below_sol
+        if result.note:
+            row["message"] = result.note
+    if verdict == status.PASSED and kernel and reference:
+        row["speedup_vs_reference"] = reference / kernel
+    for key in ("timing", "reference_timing", "baseline_timing", "correctness", "baseline_error",
+                "baseline_is_reference"):
+        if key in raw:
+            row[key] = raw[key]
+    return row
+
+
+def build_report(
+    definition: Definition,
+    workloads: list[Workload],
+    outcome: HarnessOutcome,
+    hardware: HardwareSpec,
+    calibrated: Mapping[str, float] | None = None,
+) -> dict[str, Any]:
+    rows = [
+        scored_workload(definition, w, outcome.results.get(w.uuid, {
+            "status": status.RUNTIME_ERROR, "message": "no result was reported"}), hardware, calibrated)
+        for w in workloads
+    ]
+    outcomes = [
+        WorkloadOutcome(
+            uuid=r["uuid"], visibility=r["visibility"], status=r["status"],
+            kernel_ms=r["latency_ms"], reference_ms=r["reference_latency_ms"],
+            baseline_ms=r["baseline_latency_ms"], sol_ms=r["sol_ms"], score=r["score"],
+        )
+        for r in rows
+    ]
+    return {
+        "schema": SCHEMA,
+        "problem": definition.name,
+        "category": definition.category,
+        "task_type": definition.task_type,
+        "hardware": hardware.slug,
+        "environment": outcome.environment,
+        "solution_error": outcome.solution_error,
+        "workloads": rows,
+        "aggregates": problem_aggregates(outcomes).to_dict(),
+    }

@@ -1,0 +1,1 @@
+"""solarena: a leaderboard and submission platform for GPU kernels."""

@@ -1,0 +1,216 @@
+"""The `solarena` command. `solarena eval` runs the same harness and scoring as the server, on
+the researcher's own GPU (or the CPU interpreter)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import secrets
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from evaluator.harness.hidden import draw_hidden, load_hidden_file
+from evaluator.harness.problem import Problem, ProblemError, Workload, load_problem
+from evaluator.jobs import SolutionError, SolutionFiles, write_job
+from evaluator.report import build_report
+from evaluator.supervise import SuperviseOptions, run_harness
+from leaderboard.hardware import HARDWARE, HardwareSpec, get_hardware
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_SECRET = "solarena-local"
+GPU_NAMES = {"H200": "h200", "H100": "h100", "B200": "b200", "A100": "a100", "MI300X": "mi300x"}
+
+
+class UsageError(Exception):
+    """Arguments or files that cannot be used; printed as is, exit code 2."""
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "command", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.func(args))
+    except UsageError as exc:
+        Console(stderr=True).print(f"[red]error:[/red] {exc}", highlight=False)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="solarena", description="GPU kernel leaderboard tools")
+    sub = parser.add_subparsers(dest="command")
+    ev = sub.add_parser("eval", help="check and time a solution locally, as the server would")
+    ev.add_argument("--problem", required=True, help="problem directory, or name of a bundled problem")
+    ev.add_argument("--solution", required=True, type=Path, help="a .py file or a solution.json")
+    ev.add_argument("--hardware", default="auto",
+                    help=f"auto (detect), or one of: {', '.join(HARDWARE)} (cpu: Triton interpreter)")
+    ev.add_argument("--workloads", choices=("smoke", "visible", "all"), default=None,
+                    help="smoke: small visible+hidden (default on cpu); visible; all: visible+hidden")
+    ev.add_argument("--json", action="store_true", help="print one JSON document (docs/result-format.md)")
+    ev.add_argument("--secret", default=None,
+                    help="secret for drawing hidden workloads (default: $SOLARENA_HIDDEN_SECRET)")
+    ev.add_argument("--hidden-file", type=Path, help="private JSONL file of hidden workloads")
+    ev.add_argument("--seed", type=int, default=None, help="input seed (default: random per run)")
+    ev.add_argument("--sandbox", choices=("none",), default="none",
+                    help="how to isolate the solution (none: a plain child process)")
+    ev.add_argument("--workload-timeout", type=float, default=60.0, metavar="SECONDS")
+    ev.add_argument("--timeout", type=float, default=1800.0, metavar="SECONDS",
+                    help="limit for the whole evaluation")
+    ev.add_argument("--correctness-rounds", type=int, default=None, metavar="N")
+    ev.set_defaults(func=cmd_eval)
+    return parser
+
+
+# ---------------------------------------------------------------- eval
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    problem = resolve_problem(args.problem)
+    try:
+        solution = SolutionFiles.from_path(args.solution)
+    except SolutionError as exc:
+        raise UsageError(str(exc)) from None
+    hardware = resolve_hardware(args.hardware)
+    cpu = hardware.slug == "cpu"
+    selection = args.workloads or ("smoke" if cpu else "all")
+    secret = args.secret or os.environ.get("SOLARENA_HIDDEN_SECRET") or DEFAULT_SECRET
+    workloads = select_workloads(problem, selection, secret, args.hidden_file)
+    seed = args.seed if args.seed is not None else secrets.randbits(48)
+    options: dict[str, Any] = {}
+    if args.correctness_rounds is not None:
+        if args.correctness_rounds < 1:
+            raise UsageError("--correctness-rounds must be at least 1")
+        options["correctness_rounds"] = args.correctness_rounds
+    supervise = SuperviseOptions(workload_seconds=args.workload_timeout, total_seconds=args.timeout,
+                                 cpu_interpreter=cpu, backend=args.sandbox)
+    console = Console(stderr=True)
+    with tempfile.TemporaryDirectory(prefix="solarena-job-") as tmp:
+        job_dir = Path(tmp) / "job"
+        write_job(job_dir, problem, solution, workloads, seed=seed, device="cpu" if cpu else "cuda",
+                  options=options)
+        outcome = _run_with_progress(job_dir, workloads, supervise, console, quiet=args.json)
+    report = build_report(problem.definition, workloads, outcome, hardware)
+    report["solution"] = str(args.solution)
+    report["seed"] = seed
+    report["workload_selection"] = selection
+    if args.json:
+        print(json.dumps(report, indent=2, allow_nan=False))
+    else:
+        print_report(report, Console())
+    return 0
+
+
+def resolve_problem(value: str) -> Problem:
+    path = Path(value)
+    if not path.exists():
+        bundled = Path(os.environ.get("SOLARENA_PROBLEMS_DIR", PROJECT_ROOT / "problems")) / value
+        if not bundled.exists():
+            raise UsageError(f"no problem directory {value!r} and no bundled problem of that name")
+        path = bundled
+    try:
+        return load_problem(path)
+    except ProblemError as exc:
+        raise UsageError(f"invalid problem: {exc}") from None
+
+
+def resolve_hardware(value: str) -> HardwareSpec:
+    if value == "auto":
+        import torch
+
+        if not torch.cuda.is_available():
+            return get_hardware("cpu")
+        name = torch.cuda.get_device_name().upper()
+        for marker, slug in GPU_NAMES.items():
+            if marker in name:
+                return get_hardware(slug)
+        raise UsageError(f"unknown GPU {name!r}: pass --hardware with one of {', '.join(HARDWARE)}")
+    try:
+        hardware = get_hardware(value)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    if hardware.slug != "cpu":
+        import torch
+
+        if not torch.cuda.is_available():
+            raise UsageError(f"--hardware {value} needs a GPU and none is visible; use --hardware cpu")
+    return hardware
+
+
+def select_workloads(
+    problem: Problem, selection: str, secret: str, hidden_file: Path | None
+) -> list[Workload]:
+    try:
+        if selection == "smoke":
+            if not problem.smoke_workloads:
+                raise UsageError(f"problem {problem.name} has no smoke workloads (smoke.jsonl)")
+            return problem.smoke_workloads + draw_hidden(problem, secret, smoke=True)
+        if selection == "visible":
+            return list(problem.workloads)
+        hidden = (load_hidden_file(hidden_file, problem) if hidden_file
+                  else draw_hidden(problem, secret))
+        return problem.workloads + hidden
+    except ProblemError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _run_with_progress(job_dir: Path, workloads: list[Workload], options: SuperviseOptions,
+                       console: Console, quiet: bool) -> Any:
+    uuids = [w.uuid for w in workloads]
+    if quiet or not console.is_terminal:
+        return run_harness(job_dir, uuids, options)
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), console=console, transient=True) as bar:
+        task = bar.add_task("starting", total=len(uuids))
+
+        def on_event(event: dict[str, Any]) -> None:
+            if event["event"] == "start":
+                bar.update(task, description=f"workload {event['uuid'][:24]}")
+            else:
+                bar.advance(task)
+
+        return run_harness(job_dir, uuids, options, progress=on_event)
+
+
+def print_report(report: dict[str, Any], console: Console) -> None:
+    table = Table(title=f"{report['problem']} on {report['hardware']}", show_lines=False)
+    for column in ("workload", "vis", "axes", "status", "ms", "ref ms", "base ms", "SOL ms",
+                   "score", "message"):
+        table.add_column(column, overflow="fold")
+    for row in report["workloads"]:
+        style = "green" if row["status"] == "PASSED" else "red"
+        axes = " ".join(f"{k}={v}" for k, v in row["axes"].items())
+        table.add_row(row["uuid"][:20], row["visibility"][:3], axes,
+                      f"[{style}]{row['status']}[/{style}]", _ms(row["latency_ms"]),
+                      _ms(row["reference_latency_ms"]), _ms(row["baseline_latency_ms"]),
+                      _ms(row["sol_ms"]), f"{row['score']:.3f}", row["message"][:160])
+    console.print(table)
+    agg = report["aggregates"]
+    parts = [f"score {agg['score']:.3f}"]
+    for key, label in (("visible_score", "visible"), ("hidden_score", "hidden"),
+                       ("generalization_gap", "gap"), ("geomean_speedup", "geomean speedup")):
+        if agg.get(key) is not None:
+            parts.append(f"{label} {agg[key]:.3f}")
+    console.print("  ".join(parts))
+    if report.get("solution_error"):
+        console.print(f"[red]solution failed to load:[/red] {report['solution_error']}")
+
+
+def _ms(value: float | None) -> str:
+    if value is None:
+        return "-"
+    return f"{value:.4f}" if value < 10 else f"{value:.1f}"
+
+
+if __name__ == "__main__":
+    sys.exit(main())

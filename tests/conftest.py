@@ -1,0 +1,79 @@
+"""Shared test helpers: evaluating a solution through the real harness process on the CPU."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from evaluator.harness.hidden import draw_hidden
+from evaluator.harness.problem import Problem, Workload, load_problem
+from evaluator.jobs import SolutionFiles, write_job
+from evaluator.supervise import HarnessOutcome, SuperviseOptions, run_harness
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+SCALE_SHIFT = FIXTURES / "problems" / "scale_shift"
+TEST_SECRET = "test-secret"
+FAST = {"correctness_rounds": 2, "timing": {"warmup": 1, "min_iterations": 2, "max_iterations": 3}}
+
+
+@dataclass
+class Evaluated:
+    problem: Problem
+    workloads: list[Workload]
+    outcome: HarnessOutcome
+
+    def result(self, uuid: str) -> dict[str, Any]:
+        return self.outcome.results[uuid]
+
+    @property
+    def statuses(self) -> dict[str, str]:
+        return {w.uuid: self.outcome.results[w.uuid]["status"] for w in self.workloads}
+
+
+def smoke_workloads(problem: Problem, secret: str = TEST_SECRET) -> list[Workload]:
+    return problem.smoke_workloads + draw_hidden(problem, secret, smoke=True)
+
+
+def evaluate_source(
+    tmp_path: Path,
+    source: str,
+    *,
+    problem_dir: Path = SCALE_SHIFT,
+    filename: str = "solution.py",
+    options: dict[str, Any] | None = None,
+    workload_seconds: float = 60.0,
+    seed: int = 1234,
+) -> Evaluated:
+    """Write `source` as a solution and evaluate it on the smoke workloads (visible + hidden)."""
+    path = tmp_path / filename
+    path.write_text(source, encoding="utf-8")
+    return evaluate_file(tmp_path, path, problem_dir=problem_dir, options=options,
+                         workload_seconds=workload_seconds, seed=seed)
+
+
+def evaluate_file(
+    tmp_path: Path,
+    solution: Path,
+    *,
+    problem_dir: Path = SCALE_SHIFT,
+    options: dict[str, Any] | None = None,
+    workload_seconds: float = 60.0,
+    seed: int = 1234,
+) -> Evaluated:
+    problem = load_problem(problem_dir)
+    workloads = smoke_workloads(problem)
+    job_dir = tmp_path / "job"
+    write_job(job_dir, problem, SolutionFiles.from_path(solution), workloads, seed=seed,
+              device="cpu", options=options if options is not None else FAST)
+    outcome = run_harness(job_dir, [w.uuid for w in workloads],
+                          SuperviseOptions(workload_seconds=workload_seconds, cpu_interpreter=True))
+    return Evaluated(problem, workloads, outcome)
+
+
+@pytest.fixture
+def scale_shift() -> Problem:
+    return load_problem(SCALE_SHIFT)
