@@ -1,0 +1,105 @@
+"""The GPU path of the harness: activity-record timing, the L2 flush, CUDA C++ solutions.
+Runs only where a CUDA GPU is visible."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import torch
+
+from evaluator.harness import status
+from evaluator.harness.problem import load_problem
+from evaluator.jobs import SolutionFiles, write_job
+from evaluator.supervise import SuperviseOptions, run_harness
+from tests.conftest import SCALE_SHIFT
+
+pytestmark = [
+    pytest.mark.gpu,
+    pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU"),
+]
+
+TRITON = """
+import torch
+import triton
+import triton.language as tl
+
+@triton.jit
+def _kernel(x, b, y, cols, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    v = tl.load(x + offs, mask=mask) * 2.0 + tl.load(b + offs % cols, mask=mask)
+    tl.store(y + offs, v, mask=mask)
+
+def run(x, bias):
+    y = torch.empty_like(x)
+    _kernel[(triton.cdiv(x.numel(), 1024),)](x, bias, y, x.shape[1], x.numel(), BLOCK=1024)
+    return y
+"""
+
+CUDA = r'''
+import torch
+from torch.utils.cpp_extension import load_inline
+
+_SOURCE = """
+__global__ void scale_shift_kernel(const float* x, const float* b, float* y, long n, long cols) {
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) y[i] = 2.0f * x[i] + b[i % cols];
+}
+torch::Tensor scale_shift(torch::Tensor x, torch::Tensor b) {
+    auto y = torch::empty_like(x);
+    long n = x.numel();
+    scale_shift_kernel<<<(n + 255) / 256, 256>>>(x.data_ptr<float>(), b.data_ptr<float>(),
+                                                 y.data_ptr<float>(), n, x.size(1));
+    return y;
+}
+"""
+_ext = load_inline("scale_shift_ext", cpp_sources="torch::Tensor scale_shift(torch::Tensor x, torch::Tensor b);",
+                   cuda_sources=_SOURCE, functions=["scale_shift"])
+
+def run(x, bias):
+    return _ext.scale_shift(x, bias)
+'''
+
+SIDE_STREAM = """
+import torch
+
+def run(x, bias):
+    y = torch.empty_like(x)
+    side = torch.cuda.Stream()
+    with torch.cuda.stream(side):
+        for _ in range(20):
+            y.copy_(x * 2.0 + bias[None, :])
+    return y
+"""
+
+
+def _evaluate(tmp_path: Path, source: str) -> dict[str, dict]:
+    problem = load_problem(SCALE_SHIFT)
+    path = tmp_path / "solution.py"
+    path.write_text(source)
+    job_dir = tmp_path / "job"
+    write_job(job_dir, problem, SolutionFiles.from_path(path), problem.workloads, seed=7, device="cuda")
+    outcome = run_harness(job_dir, [w.uuid for w in problem.workloads],
+                          SuperviseOptions(workload_seconds=300))
+    assert outcome.environment["device"] == "cuda"
+    return outcome.results
+
+
+@pytest.mark.parametrize("source", [TRITON, CUDA], ids=["triton", "cuda_cpp"])
+def test_gpu_solution_passes_and_is_timed_from_activity_records(tmp_path: Path, source: str) -> None:
+    for result in _evaluate(tmp_path, source).values():
+        assert result["status"] == status.PASSED, result["message"]
+        timing = result["timing"]
+        assert timing["clock"] == "gpu_activity"
+        assert timing["iterations"] >= 20
+        # activity time is kernel time: never above the host time around the same call
+        assert 0 < result["latency_ms"] <= timing["host_ms"]
+        assert result["reference_latency_ms"] > 0 and result["baseline_latency_ms"] > 0
+
+
+def test_work_on_a_side_stream_is_counted(tmp_path: Path) -> None:
+    for result in _evaluate(tmp_path, SIDE_STREAM).values():
+        assert result["status"] == status.PASSED, result["message"]
+        # twenty passes over the data: far slower than the single-pass baseline
+        assert result["latency_ms"] > 5 * result["baseline_latency_ms"]
