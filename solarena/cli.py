@@ -41,7 +41,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.func(args))
     except UsageError as exc:
-        Console(stderr=True).print(f"[red]error:[/red] {exc}", highlight=False)
+        print(f"error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130
@@ -107,7 +107,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(report, indent=2, allow_nan=False))
     else:
-        print_report(report, Console())
+        print_report(report, Console() if sys.stdout.isatty() else Console(width=140))
     return 0
 
 
@@ -183,18 +183,23 @@ def _run_with_progress(job_dir: Path, workloads: list[Workload], options: Superv
 
 
 def print_report(report: dict[str, Any], console: Console) -> None:
-    table = Table(title=f"{report['problem']} on {report['hardware']}", show_lines=False)
-    for column in ("workload", "vis", "axes", "status", "ms", "ref ms", "base ms", "SOL ms",
-                   "score", "message"):
-        table.add_column(column, overflow="fold")
+    table = Table(title=f"{report['problem']} on {report['hardware']}")
+    for column in ("workload", "vis", "axes", "status", "ms", "ref ms", "base ms", "SOL ms", "score"):
+        table.add_column(column, overflow="fold", justify="right" if "ms" in column else "left")
+    notes = []
     for row in report["workloads"]:
         style = "green" if row["status"] == "PASSED" else "red"
-        axes = " ".join(f"{k}={v}" for k, v in row["axes"].items())
-        table.add_row(row["uuid"][:20], row["visibility"][:3], axes,
+        uuid = row["uuid"][:22]
+        table.add_row(uuid, row["visibility"][:3], ",".join(str(v) for v in row["axes"].values()),
                       f"[{style}]{row['status']}[/{style}]", _ms(row["latency_ms"]),
                       _ms(row["reference_latency_ms"]), _ms(row["baseline_latency_ms"]),
-                      _ms(row["sol_ms"]), f"{row['score']:.3f}", row["message"][:160])
+                      _ms(row["sol_ms"]), f"{row['score']:.3f}")
+        if row["message"]:
+            notes.append(f"{uuid}: {row['message']}")
     console.print(table)
+    console.print("axes: " + ", ".join(report["workloads"][0]["axes"]) if report["workloads"] else "")
+    for note in notes:
+        console.print(note, highlight=False)
     agg = report["aggregates"]
     parts = [f"score {agg['score']:.3f}"]
     for key, label in (("visible_score", "visible"), ("hidden_score", "hidden"),
@@ -209,7 +214,7 @@ def print_report(report: dict[str, Any], console: Console) -> None:
 def _ms(value: float | None) -> str:
     if value is None:
         return "-"
-    return f"{value:.4f}" if value < 10 else f"{value:.1f}"
+    return f"{value:.4g}" if value < 1000 else f"{value:.0f}"
 
 
 if __name__ == "__main__":

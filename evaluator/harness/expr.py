@@ -92,6 +92,10 @@ def _vet(node: ast.AST, source: str) -> None:
         raise ExpressionError(f"only numbers are allowed as constants in {source!r}")
     if isinstance(node, ast.BinOp) and type(node.op) not in _BINARY:
         raise ExpressionError(f"operator {type(node.op).__name__} is not allowed in {source!r}")
+    if isinstance(node, ast.Compare) and any(type(op) not in _COMPARE for op in node.ops):
+        raise ExpressionError(f"only ==, !=, <, <=, >, >= comparisons are allowed in {source!r}")
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Invert):
+        raise ExpressionError(f"operator ~ is not allowed in {source!r}")
     if isinstance(node, ast.Call):
         if not isinstance(node.func, ast.Name) or node.func.id not in FUNCTIONS or node.keywords:
             raise ExpressionError(
@@ -125,7 +129,7 @@ def _eval(node: ast.AST, ns: Mapping[str, Number]) -> Number:
         return all(values) if isinstance(node.op, ast.And) else any(values)
     if isinstance(node, ast.Compare):
         left = _eval(node.left, ns)
-        for op, comparator in zip(node.ops, node.comparators):
+        for op, comparator in zip(node.ops, node.comparators, strict=False):
             right = _eval(comparator, ns)
             if not _COMPARE[type(op)](left, right):
                 return False

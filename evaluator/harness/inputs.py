@@ -153,7 +153,9 @@ def clone_args(args: list[Any]) -> list[Any]:
     return [a.clone() if isinstance(a, torch.Tensor) else a for a in args]
 
 
-def empty_outputs(definition: Definition, axes: Mapping[str, int], device: torch.device) -> list[torch.Tensor]:
+def empty_outputs(
+    definition: Definition, axes: Mapping[str, int], device: torch.device
+) -> list[torch.Tensor]:
     """Destination buffers for destination-passing solutions, poisoned so unwritten cells fail."""
     outs = []
     for spec in definition.outputs.values():

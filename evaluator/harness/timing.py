@@ -120,7 +120,7 @@ def _time_cuda(
                 results.append((index, result))
         spans = _activity_spans(prof, len(batch_host))
         for (index, result), span, host_ms, (start, end) in zip(results, spans, batch_host,
-                                                                 batch_events):
+                                                                 batch_events, strict=False):
             verify(index, result)
             # No GPU activity at all (a host-only "kernel") falls back to the host clock.
             gpu.append(span if span is not None else host_ms)

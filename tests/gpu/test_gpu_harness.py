@@ -54,8 +54,8 @@ torch::Tensor scale_shift(torch::Tensor x, torch::Tensor b) {
     return y;
 }
 """
-_ext = load_inline("scale_shift_ext", cpp_sources="torch::Tensor scale_shift(torch::Tensor x, torch::Tensor b);",
-                   cuda_sources=_SOURCE, functions=["scale_shift"])
+_DECL = "torch::Tensor scale_shift(torch::Tensor x, torch::Tensor b);"
+_ext = load_inline("scale_shift_ext", cpp_sources=_DECL, cuda_sources=_SOURCE, functions=["scale_shift"])
 
 def run(x, bias):
     return _ext.scale_shift(x, bias)
