@@ -525,7 +525,7 @@ def _sol(raw: Any, known: set[str], where: str) -> SolSpec | None:
                 raise ProblemError(where, f"sol.{key}", "must be an expression string")
             _check_expression(raw[key], known, where, f"sol.{key}")
     dtype = raw.get("dtype")
-    if dtype is not None and dtype not in DTYPES + ("tf32",):
+    if dtype is not None and dtype not in (*DTYPES, "tf32"):
         raise ProblemError(where, "sol.dtype", f"{dtype!r} is not a known dtype")
     return SolSpec(raw.get("flops"), raw.get("bytes"), dtype)
 

@@ -218,7 +218,7 @@ class WorkloadRun:
         outputs = as_output_list(result, len(self.specs))
         if isinstance(outputs, CheckResult):
             raise RuntimeError(f"reference: {outputs.message}")
-        for out, spec in zip(outputs, self.specs):
+        for out, spec in zip(outputs, self.specs, strict=False):
             shape = self.definition.shape(spec, self.axes)
             if not isinstance(out, torch.Tensor) or tuple(out.shape) != shape or (
                 out.dtype != torch_dtype(spec.dtype)
