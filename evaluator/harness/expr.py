@@ -112,8 +112,8 @@ def _eval(node: ast.AST, ns: Mapping[str, Number]) -> Number:
         return ns[node.id]
     if isinstance(node, ast.BinOp):
         left, right = _eval(node.left, ns), _eval(node.right, ns)
-        if isinstance(node.op, ast.Pow) and abs(right) > 64:
-            raise ExpressionError("exponent too large")
+        if isinstance(node.op, ast.Pow) and (abs(right) > 64 or abs(left) > 2**64):
+            raise ExpressionError("power too large")
         return _BINARY[type(node.op)](left, right)
     if isinstance(node, ast.UnaryOp):
         value = _eval(node.operand, ns)

@@ -416,6 +416,8 @@ def _domain(raw: Any, where: str, loc: str) -> Domain | None:
         values[key] = value
     if values["multiple_of"] < 1:
         raise ProblemError(where, f"{loc}.multiple_of", "must be >= 1")
+    if values["max"] < 1:
+        raise ProblemError(where, f"{loc}.max", "must be at least 1")
     if values["min"] > values["max"]:
         raise ProblemError(where, loc, "min is larger than max")
     first = -(-values["min"] // values["multiple_of"]) * values["multiple_of"]
@@ -611,6 +613,9 @@ def check_axes(definition: Definition, raw: Any, where: str) -> dict[str, int]:
         raise ProblemError(where, "axes", str(exc)) from None
     if broken:
         raise ProblemError(where, "axes", f"constraint(s) not met: {broken}")
+    for name in raw.keys() & {a.name for a in definition.axes.values() if a.kind == "expr"}:
+        if raw[name] != resolved[name]:
+            raise ProblemError(where, f"axes.{name}", f"expr axis is {resolved[name]}, not {raw[name]}")
     return {name: values[name] for name in definition.axes if name in values}
 
 

@@ -1,0 +1,177 @@
+"""Importing problem suites as they are, and writing a problem back in our directory layout.
+
+Understood inputs:
+- a problem directory (ours or SOL-ExecBench's): definition.json + workload.jsonl;
+- a directory holding such directories, at any depth up to MAX_DEPTH (e.g. a suite split in L1/ L2/);
+- a FlashInfer-Bench trace-set root: definitions/<op_type>/<name>.json and
+  workloads/<op_type>/<name>.jsonl, whose lines are traces {"definition", "workload", ...}.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from .problem import (
+    Definition,
+    Problem,
+    ProblemError,
+    Workload,
+    definition_from_json,
+    load_problem,
+    workload_from_json,
+)
+
+MAX_DEPTH = 4
+SKIPPED_DIRS = {"solutions", "__pycache__", "node_modules"}
+
+
+def import_problems(path: str | Path) -> list[Problem]:
+    """Every problem found at `path`, in a stable order; raises ProblemError when there is none."""
+    root = Path(path)
+    if not root.is_dir():
+        raise ProblemError(str(root), "", "not a directory")
+    problems = _collect(root, 0)
+    if not problems:
+        raise ProblemError(
+            str(root), "",
+            "nothing importable: no problem directory (definition.json + workload.jsonl) and no "
+            "FlashInfer-Bench trace set (definitions/ + workloads/) at or below this path",
+        )
+    names = [p.name for p in problems]
+    dupes = sorted({n for n in names if names.count(n) > 1})
+    if dupes:
+        raise ProblemError(str(root), "name", f"more than one problem is called {dupes}")
+    return problems
+
+
+def _collect(directory: Path, depth: int) -> list[Problem]:
+    if (directory / "definition.json").is_file():
+        return [load_problem(directory)]
+    if (directory / "definitions").is_dir():
+        return _flashinfer_trace_set(directory)
+    if depth >= MAX_DEPTH:
+        return []
+    problems: list[Problem] = []
+    for child in sorted(directory.iterdir()):
+        if child.is_dir() and not child.name.startswith((".", "_")) and child.name not in SKIPPED_DIRS:
+            problems.extend(_collect(child, depth + 1))
+    return problems
+
+
+# ---------------------------------------------------------------- FlashInfer-Bench
+
+
+def _flashinfer_trace_set(root: Path) -> list[Problem]:
+    problems = []
+    for def_path in sorted((root / "definitions").rglob("*.json")):
+        definition = definition_from_json(_read_json(def_path), str(def_path))
+        workload_path = _workload_file(root, def_path, definition)
+        # Safetensors paths in a trace set are relative to its root, so the root is the directory.
+        workloads = _trace_workloads(workload_path, definition, root)
+        problems.append(Problem(definition, workloads, [], root))
+    return problems
+
+
+def _workload_file(root: Path, def_path: Path, definition: Definition) -> Path:
+    relative = def_path.relative_to(root / "definitions").with_suffix(".jsonl")
+    expected = root / "workloads" / relative
+    if expected.is_file():
+        return expected
+    found = sorted((root / "workloads").rglob(f"{definition.name}.jsonl"))
+    if len(found) == 1:
+        return found[0]
+    raise ProblemError(str(def_path), "", f"no workloads: expected {expected}")
+
+
+def _trace_workloads(path: Path, definition: Definition, root: Path) -> list[Workload]:
+    workloads = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        where = f"{path}:{number}"
+        try:
+            data = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise ProblemError(where, "", f"not valid JSON ({exc.msg})") from None
+        if isinstance(data, dict) and isinstance(data.get("workload"), dict):
+            named = data.get("definition")
+            if isinstance(named, str) and named != definition.name:
+                raise ProblemError(where, "definition", f"names {named!r}, not {definition.name!r}")
+            data = data["workload"]
+        workloads.append(workload_from_json(data, definition, where, base_dir=root))
+    if not workloads:
+        raise ProblemError(str(path), "", "holds no workloads")
+    uuids = [w.uuid for w in workloads]
+    dupes = sorted({u for u in uuids if uuids.count(u) > 1})
+    if dupes:
+        raise ProblemError(str(path), "uuid", f"used by more than one workload: {dupes}")
+    return workloads
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ProblemError(str(path), "", f"not valid JSON text ({exc})") from None
+
+
+# ---------------------------------------------------------------- writing our layout
+
+
+def write_problem(problem: Problem, dest_dir: str | Path) -> Path:
+    """Write `problem` as definition.json + reference.py (+ baseline.py, starter.py) + *.jsonl.
+
+    Hidden workloads are refused: they never go into a problem directory.
+    """
+    dest = Path(dest_dir)
+    hidden = [w.uuid for w in problem.workloads + problem.smoke_workloads if w.visibility != "visible"]
+    if hidden:
+        raise ProblemError(str(dest), "workloads", f"hidden workloads cannot be written: {hidden}")
+    tensors = _tensor_paths(problem, dest)
+    dest.mkdir(parents=True, exist_ok=True)
+    definition = problem.definition
+    data = definition.to_json()
+    for key in ("reference", "baseline", "starter"):
+        source = data.pop(key, None)
+        if source is not None:
+            (dest / f"{key}.py").write_text(source, encoding="utf-8")
+        else:  # a stale file from an earlier write would be read back as this problem's
+            (dest / f"{key}.py").unlink(missing_ok=True)
+    (dest / "definition.json").write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    for name, workloads in (("workload.jsonl", problem.workloads), ("smoke.jsonl", problem.smoke_workloads)):
+        if workloads:
+            lines = [json.dumps(_workload_json(w, definition)) for w in workloads]
+            (dest / name).write_text("\n".join(lines) + "\n", encoding="utf-8")
+        else:
+            (dest / name).unlink(missing_ok=True)
+    for relative in tensors:
+        source, target = (problem.directory or dest) / relative, dest / relative
+        if source.resolve() != target.resolve():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(source, target)
+    return dest
+
+
+def _workload_json(workload: Workload, definition: Definition) -> dict[str, Any]:
+    data: dict[str, Any] = {"uuid": workload.uuid, "axes": dict(workload.axes), "inputs": workload.inputs}
+    if workload.tolerance != definition.tolerance:
+        data["tolerance"] = asdict(workload.tolerance)
+    return data
+
+
+def _tensor_paths(problem: Problem, dest: Path) -> list[str]:
+    """The stored-tensor files the workloads read, checked before anything is written."""
+    paths = []
+    for workload in problem.workloads + problem.smoke_workloads:
+        for name, desc in workload.inputs.items():
+            if desc["type"] != "safetensors":
+                continue
+            if problem.directory is None:
+                raise ProblemError(str(dest), f"{workload.uuid}.inputs.{name}",
+                                   "safetensors input of a problem without a directory to copy from")
+            paths.append(desc["path"])
+    return sorted(set(paths))
