@@ -46,13 +46,14 @@ def evaluate_source(
     filename: str = "solution.py",
     options: dict[str, Any] | None = None,
     workload_seconds: float = 60.0,
+    startup_seconds: float = 120.0,
     seed: int = 1234,
 ) -> Evaluated:
     """Write `source` as a solution and evaluate it on the smoke workloads (visible + hidden)."""
     path = tmp_path / filename
     path.write_text(source, encoding="utf-8")
     return evaluate_file(tmp_path, path, problem_dir=problem_dir, options=options,
-                         workload_seconds=workload_seconds, seed=seed)
+                         workload_seconds=workload_seconds, startup_seconds=startup_seconds, seed=seed)
 
 
 def evaluate_file(
@@ -62,6 +63,7 @@ def evaluate_file(
     problem_dir: Path = SCALE_SHIFT,
     options: dict[str, Any] | None = None,
     workload_seconds: float = 60.0,
+    startup_seconds: float = 120.0,
     seed: int = 1234,
 ) -> Evaluated:
     problem = load_problem(problem_dir)
@@ -70,7 +72,8 @@ def evaluate_file(
     write_job(job_dir, problem, SolutionFiles.from_path(solution), workloads, seed=seed,
               device="cpu", options=options if options is not None else FAST)
     outcome = run_harness(job_dir, [w.uuid for w in workloads],
-                          SuperviseOptions(workload_seconds=workload_seconds, cpu_interpreter=True))
+                          SuperviseOptions(workload_seconds=workload_seconds, startup_seconds=startup_seconds,
+                                           cpu_interpreter=True))
     return Evaluated(problem, workloads, outcome)
 
 

@@ -136,6 +136,14 @@ def run(x, bias):
     assert evaluated.outcome.attempts == 2
 
 
+def test_hang_while_importing_is_timeout_for_every_workload(tmp_path: Path) -> None:
+    source = "import time\n\nwhile True:\n    time.sleep(0.1)\n\ndef run(x, bias):\n    return x\n"
+    evaluated = evaluate_source(tmp_path, source, startup_seconds=6)
+    assert set(evaluated.statuses.values()) == {status.TIMEOUT}
+    assert "did not load within 6 s" in next(iter(evaluated.outcome.results.values()))["message"]
+    assert evaluated.outcome.attempts == 1
+
+
 def test_crash_of_the_process_is_runtime_error_and_the_rest_still_run(tmp_path: Path) -> None:
     source = """
 import os
