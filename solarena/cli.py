@@ -68,6 +68,8 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--timeout", type=float, default=1800.0, metavar="SECONDS",
                     help="limit for the whole evaluation")
     ev.add_argument("--correctness-rounds", type=int, default=None, metavar="N")
+    ev.add_argument("--timing-budget", type=float, default=None, metavar="SECONDS",
+                    help="time budget for timing each of solution, reference and baseline per workload")
     ev.set_defaults(func=cmd_eval)
     return parser
 
@@ -92,6 +94,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
         if args.correctness_rounds < 1:
             raise UsageError("--correctness-rounds must be at least 1")
         options["correctness_rounds"] = args.correctness_rounds
+    if args.timing_budget is not None:
+        if args.timing_budget <= 0:
+            raise UsageError("--timing-budget must be positive")
+        options["timing"] = {"budget_seconds": args.timing_budget}
     supervise = SuperviseOptions(workload_seconds=args.workload_timeout, total_seconds=args.timeout,
                                  cpu_interpreter=cpu, backend=args.sandbox)
     console = Console(stderr=True)

@@ -1,0 +1,78 @@
+"""Runs `solarena eval` on the bundled suite on the local GPU: every problem's general Triton
+solution and every hard-coded one, all workloads (visible + hidden), and writes one JSON report
+per evaluation plus a summary (wall time per problem, statuses, scores).
+
+    python benchmarks/suite_smoke_gpu.py OUT_DIR [--timing-budget 0.3] [--problems a,b]
+
+A short check that the GPU path works end to end; the accuracy of the timings is validated
+separately (benchmarks/timing_fidelity.py, issue 7).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("out", type=Path)
+    parser.add_argument("--timing-budget", default="0.3")
+    parser.add_argument("--correctness-rounds", default="3")
+    parser.add_argument("--problems", default="")
+    args = parser.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+    wanted = set(filter(None, args.problems.split(",")))
+    summary = []
+    for manifest in sorted((ROOT / "problems").glob("*/solutions/manifest.json")):
+        problem = manifest.parent.parent
+        if wanted and problem.name not in wanted:
+            continue
+        for entry in json.loads(manifest.read_text())["solutions"]:
+            started = time.monotonic()
+            result = subprocess.run(
+                [sys.executable, "-m", "solarena.cli", "eval", "--problem", str(problem),
+                 "--solution", str(problem / "solutions" / entry["file"]), "--workloads", "all",
+                 "--timing-budget", args.timing_budget, "--correctness-rounds", args.correctness_rounds,
+                 "--json"],
+                capture_output=True, text=True, cwd=ROOT,
+            )
+            wall = time.monotonic() - started
+            name = f"{problem.name}__{Path(entry['file']).stem}"
+            if result.returncode != 0:
+                summary.append({"eval": name, "error": result.stderr[-1000:], "wall_s": wall})
+                print(f"{name:40s} FAILED TO RUN: {result.stderr[-300:]}", flush=True)
+                continue
+            report = json.loads(result.stdout)
+            (args.out / f"{name}.json").write_text(json.dumps(report, indent=1))
+            rows = report["workloads"]
+            line = {
+                "eval": name,
+                "expect": entry["expect"],
+                "wall_s": round(wall, 1),
+                "gpu": report["environment"].get("gpu"),
+                "visible_passed": sum(r["status"] == "PASSED" for r in rows if r["visibility"] == "visible"),
+                "visible": sum(r["visibility"] == "visible" for r in rows),
+                "hidden_passed": sum(r["status"] == "PASSED" for r in rows if r["visibility"] == "hidden"),
+                "hidden": sum(r["visibility"] == "hidden" for r in rows),
+                "score": round(report["aggregates"]["score"], 4),
+                "geomean_speedup": report["aggregates"]["geomean_speedup"],
+                "failures": sorted({f"{r['status']}: {r['message'][:120]}" for r in rows
+                                    if r["status"] != "PASSED"})[:4],
+            }
+            summary.append(line)
+            print(f"{name:40s} {line['wall_s']:6.1f}s visible {line['visible_passed']}/{line['visible']} "
+                  f"hidden {line['hidden_passed']}/{line['hidden']} score {line['score']:.3f} "
+                  f"{line['failures'][:1]}", flush=True)
+    (args.out / "summary.json").write_text(json.dumps(summary, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
