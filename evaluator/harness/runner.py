@@ -16,7 +16,15 @@ import torch
 from . import status
 from .checks import CheckResult, as_output_list, check_outputs
 from .environment import describe
-from .inputs import InputError, clone_args, derive_seed, empty_outputs, make_inputs, torch_dtype
+from .inputs import (
+    InputError,
+    clone_args,
+    derive_seed,
+    empty_outputs,
+    make_inputs,
+    scrub,
+    torch_dtype,
+)
 from .modules import (
     LoadedSolution,
     SolutionLoadError,
@@ -156,6 +164,18 @@ class WorkloadRun:
             return expected[slot]
 
         try:
+            return self.time_all(out, pool, expected_for)
+        finally:
+            for outputs in expected.values():
+                scrub(outputs)
+
+    def time_all(
+        self,
+        out: dict[str, Any],
+        pool: list[list[Any]],
+        expected_for: Callable[[int], list[torch.Tensor]],
+    ) -> dict[str, Any]:
+        try:
             timing = self.time(self.call_solution, pool, expected_for)
         except TimedCallFailed as exc:
             return {"status": exc.result.status,
@@ -197,6 +217,8 @@ class WorkloadRun:
                 return {"status": status.INVALID_REFERENCE,
                         "message": f"the reference failed: {describe_exception(exc)}"}, {}
             check = self.check(result, expected)
+            scrub(expected)
+            scrub(result)
             if not check.ok:
                 return {"status": check.status,
                         "message": f"round {round_index + 1}: {check.message}"}, {}
@@ -246,6 +268,7 @@ class WorkloadRun:
         def verify(i: int, result: Any) -> None:
             if expected_for is not None:
                 check = self.check(result, expected_for(i))
+                scrub(result)
                 if not check.ok:
                     raise TimedCallFailed(check)
 

@@ -103,3 +103,11 @@ def test_work_on_a_side_stream_is_counted(tmp_path: Path) -> None:
         assert result["status"] == status.PASSED, result["message"]
         # twenty passes over the data: far slower than the single-pass baseline
         assert result["latency_ms"] > 5 * result["baseline_latency_ms"]
+
+
+def test_uninitialised_output_never_inherits_a_correct_answer(tmp_path: Path) -> None:
+    # The caching allocator recycles freed blocks: checked outputs are scrubbed before they are
+    # freed, so an output that is never written cannot pick up an earlier correct answer.
+    source = "import torch\n\ndef run(x, bias):\n    return torch.empty_like(x)\n"
+    for result in _evaluate(tmp_path, source).values():
+        assert result["status"] != status.PASSED

@@ -198,6 +198,11 @@ def run(x, bias):
     assert "a timed call returned a wrong result" in message
 
 
+def test_uninitialised_output_fails(tmp_path: Path) -> None:
+    source = "import torch\n\ndef run(x, bias):\n    return torch.empty_like(x)\n"
+    assert status.PASSED not in evaluate_source(tmp_path, source).statuses.values()
+
+
 def test_destination_passing_style(tmp_path: Path) -> None:
     source = """
 DESTINATION_PASSING_STYLE = True
