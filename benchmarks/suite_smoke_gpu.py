@@ -2,7 +2,9 @@
 solution and every hard-coded one, all workloads (visible + hidden), and writes one JSON report
 per evaluation plus a summary (wall time per problem, statuses, scores).
 
-    python benchmarks/suite_smoke_gpu.py OUT_DIR [--timing-budget 0.3] [--problems a,b]
+    python benchmarks/suite_smoke_gpu.py OUT_DIR [--timing-budget 0.3] [--problems a,b] [--jobs N]
+
+With --jobs above 1 several evaluations share the GPU: their verdicts hold, their timings do not.
 
 A short check that the GPU path works end to end; the accuracy of the timings is validated
 separately (benchmarks/timing_fidelity.py, issue 7).
@@ -15,7 +17,9 @@ import json
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -26,52 +30,56 @@ def main() -> int:
     parser.add_argument("--timing-budget", default="0.3")
     parser.add_argument("--correctness-rounds", default="3")
     parser.add_argument("--problems", default="")
+    parser.add_argument("--jobs", type=int, default=1)
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     wanted = set(filter(None, args.problems.split(",")))
-    summary = []
+    cases = []
     for manifest in sorted((ROOT / "problems").glob("*/solutions/manifest.json")):
         problem = manifest.parent.parent
-        if wanted and problem.name not in wanted:
-            continue
-        for entry in json.loads(manifest.read_text())["solutions"]:
-            started = time.monotonic()
-            result = subprocess.run(
-                [sys.executable, "-m", "solarena.cli", "eval", "--problem", str(problem),
-                 "--solution", str(problem / "solutions" / entry["file"]), "--workloads", "all",
-                 "--timing-budget", args.timing_budget, "--correctness-rounds", args.correctness_rounds,
-                 "--json"],
-                capture_output=True, text=True, cwd=ROOT,
-            )
-            wall = time.monotonic() - started
-            name = f"{problem.name}__{Path(entry['file']).stem}"
-            if result.returncode != 0:
-                summary.append({"eval": name, "error": result.stderr[-1000:], "wall_s": wall})
-                print(f"{name:40s} FAILED TO RUN: {result.stderr[-300:]}", flush=True)
-                continue
-            report = json.loads(result.stdout)
-            (args.out / f"{name}.json").write_text(json.dumps(report, indent=1))
-            rows = report["workloads"]
-            line = {
-                "eval": name,
-                "expect": entry["expect"],
-                "wall_s": round(wall, 1),
-                "gpu": report["environment"].get("gpu"),
-                "visible_passed": sum(r["status"] == "PASSED" for r in rows if r["visibility"] == "visible"),
-                "visible": sum(r["visibility"] == "visible" for r in rows),
-                "hidden_passed": sum(r["status"] == "PASSED" for r in rows if r["visibility"] == "hidden"),
-                "hidden": sum(r["visibility"] == "hidden" for r in rows),
-                "score": round(report["aggregates"]["score"], 4),
-                "geomean_speedup": report["aggregates"]["geomean_speedup"],
-                "failures": sorted({f"{r['status']}: {r['message'][:120]}" for r in rows
-                                    if r["status"] != "PASSED"})[:4],
-            }
-            summary.append(line)
-            print(f"{name:40s} {line['wall_s']:6.1f}s visible {line['visible_passed']}/{line['visible']} "
-                  f"hidden {line['hidden_passed']}/{line['hidden']} score {line['score']:.3f} "
-                  f"{line['failures'][:1]}", flush=True)
+        if not wanted or problem.name in wanted:
+            cases += [(problem, entry) for entry in json.loads(manifest.read_text())["solutions"]]
+    with ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        summary = list(pool.map(lambda case: evaluate(*case, args), cases))
     (args.out / "summary.json").write_text(json.dumps(summary, indent=1))
     return 0
+
+
+def evaluate(problem: Path, entry: dict[str, Any], args: argparse.Namespace) -> dict[str, Any]:
+    started = time.monotonic()
+    result = subprocess.run(
+        [sys.executable, "-m", "solarena.cli", "eval", "--problem", str(problem),
+         "--solution", str(problem / "solutions" / entry["file"]), "--workloads", "all",
+         "--timing-budget", args.timing_budget, "--correctness-rounds", args.correctness_rounds,
+         "--json"],
+        capture_output=True, text=True, cwd=ROOT,
+    )
+    wall = time.monotonic() - started
+    name = f"{problem.name}__{Path(entry['file']).stem}"
+    if result.returncode != 0:
+        print(f"{name:40s} FAILED TO RUN: {result.stderr[-300:]}", flush=True)
+        return {"eval": name, "error": result.stderr[-1000:], "wall_s": wall}
+    report = json.loads(result.stdout)
+    (args.out / f"{name}.json").write_text(json.dumps(report, indent=1))
+    rows = report["workloads"]
+    line = {
+        "eval": name,
+        "expect": entry["expect"],
+        "wall_s": round(wall, 1),
+        "gpu": report["environment"].get("gpu"),
+        "visible_passed": sum(r["status"] == "PASSED" for r in rows if r["visibility"] == "visible"),
+        "visible": sum(r["visibility"] == "visible" for r in rows),
+        "hidden_passed": sum(r["status"] == "PASSED" for r in rows if r["visibility"] == "hidden"),
+        "hidden": sum(r["visibility"] == "hidden" for r in rows),
+        "score": round(report["aggregates"]["score"], 4),
+        "geomean_speedup": report["aggregates"]["geomean_speedup"],
+        "failures": sorted({f"{r['status']}: {r['message'][:120]}" for r in rows
+                            if r["status"] != "PASSED"})[:4],
+    }
+    print(f"{name:40s} {line['wall_s']:6.1f}s visible {line['visible_passed']}/{line['visible']} "
+          f"hidden {line['hidden_passed']}/{line['hidden']} score {line['score']:.3f} "
+          f"{line['failures'][:1]}", flush=True)
+    return line
 
 
 if __name__ == "__main__":
