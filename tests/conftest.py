@@ -17,6 +17,24 @@ ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 SCALE_SHIFT = FIXTURES / "problems" / "scale_shift"
 TEST_SECRET = "test-secret"
+# A general Triton solution of the fixture problem (one program per block of elements).
+SCALE_SHIFT_TRITON = """
+import torch
+import triton
+import triton.language as tl
+
+@triton.jit
+def _kernel(x, b, y, cols, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    v = tl.load(x + offs, mask=mask) * 2.0 + tl.load(b + offs % cols, mask=mask)
+    tl.store(y + offs, v, mask=mask)
+
+def run(x, bias):
+    y = torch.empty_like(x)
+    _kernel[(triton.cdiv(x.numel(), 256),)](x, bias, y, x.shape[1], x.numel(), BLOCK=256)
+    return y
+"""
 FAST = {"correctness_rounds": 2, "timing": {"warmup": 1, "min_iterations": 2, "max_iterations": 3}}
 
 

@@ -22,7 +22,8 @@ from .problem import (
     Workload,
     definition_from_json,
     load_problem,
-    workload_from_json,
+    load_workloads,
+    read_json,
 )
 
 MAX_DEPTH = 4
@@ -68,10 +69,10 @@ def _collect(directory: Path, depth: int) -> list[Problem]:
 def _flashinfer_trace_set(root: Path) -> list[Problem]:
     problems = []
     for def_path in sorted((root / "definitions").rglob("*.json")):
-        definition = definition_from_json(_read_json(def_path), str(def_path))
+        definition = definition_from_json(read_json(def_path), str(def_path))
         workload_path = _workload_file(root, def_path, definition)
         # Safetensors paths in a trace set are relative to its root, so the root is the directory.
-        workloads = _trace_workloads(workload_path, definition, root)
+        workloads = load_workloads(workload_path, definition, required=True, base_dir=root)
         problems.append(Problem(definition, workloads, [], root))
     return problems
 
@@ -85,38 +86,6 @@ def _workload_file(root: Path, def_path: Path, definition: Definition) -> Path:
     if len(found) == 1:
         return found[0]
     raise ProblemError(str(def_path), "", f"no workloads: expected {expected}")
-
-
-def _trace_workloads(path: Path, definition: Definition, root: Path) -> list[Workload]:
-    workloads = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        where = f"{path}:{number}"
-        try:
-            data = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ProblemError(where, "", f"not valid JSON ({exc.msg})") from None
-        if isinstance(data, dict) and isinstance(data.get("workload"), dict):
-            named = data.get("definition")
-            if isinstance(named, str) and named != definition.name:
-                raise ProblemError(where, "definition", f"names {named!r}, not {definition.name!r}")
-            data = data["workload"]
-        workloads.append(workload_from_json(data, definition, where, base_dir=root))
-    if not workloads:
-        raise ProblemError(str(path), "", "holds no workloads")
-    uuids = [w.uuid for w in workloads]
-    dupes = sorted({u for u in uuids if uuids.count(u) > 1})
-    if dupes:
-        raise ProblemError(str(path), "uuid", f"used by more than one workload: {dupes}")
-    return workloads
-
-
-def _read_json(path: Path) -> Any:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ProblemError(str(path), "", f"not valid JSON text ({exc})") from None
 
 
 # ---------------------------------------------------------------- writing our layout

@@ -235,7 +235,7 @@ def load_problem(path: str | Path) -> Problem:
     def_path = directory / "definition.json"
     if not def_path.is_file():
         raise ProblemError(str(directory), "", "no definition.json in this directory")
-    data = _read_json(def_path)
+    data = read_json(def_path)
     definition = definition_from_json(data, str(def_path), base_dir=directory)
     workloads = load_workloads(directory / "workload.jsonl", definition, required=True)
     smoke = load_workloads(directory / "smoke.jsonl", definition, smoke=True)
@@ -253,7 +253,9 @@ def load_workloads(
     required: bool = False,
     smoke: bool = False,
     visibility: str = "visible",
+    base_dir: Path | None = None,
 ) -> list[Workload]:
+    """Workloads of a JSONL file; safetensors paths are relative to base_dir (default: its folder)."""
     if not path.is_file():
         if required:
             raise ProblemError(str(path), "", "file is missing")
@@ -267,10 +269,13 @@ def load_workloads(
             data = json.loads(line)
         except json.JSONDecodeError as exc:
             raise ProblemError(where, "", f"not valid JSON ({exc.msg})") from None
-        if isinstance(data, dict) and isinstance(data.get("workload"), dict):
-            data = data["workload"]  # a FlashInfer-Bench trace line
+        if isinstance(data, dict) and isinstance(data.get("workload"), dict):  # a FlashInfer-Bench trace
+            named = data.get("definition")
+            if isinstance(named, str) and named != definition.name:
+                raise ProblemError(where, "definition", f"names {named!r}, not {definition.name!r}")
+            data = data["workload"]
         workloads.append(
-            workload_from_json(data, definition, where, base_dir=path.parent,
+            workload_from_json(data, definition, where, base_dir=base_dir or path.parent,
                                visibility=visibility, smoke=smoke)
         )
     if required and not workloads:
@@ -282,7 +287,7 @@ def load_workloads(
     return workloads
 
 
-def _read_json(path: Path) -> Any:
+def read_json(path: Path) -> Any:
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except UnicodeDecodeError:

@@ -12,30 +12,14 @@ from evaluator.harness import status
 from evaluator.harness.problem import load_problem
 from evaluator.jobs import SolutionFiles, write_job
 from evaluator.supervise import SuperviseOptions, run_harness
-from tests.conftest import SCALE_SHIFT
+from tests.conftest import SCALE_SHIFT, SCALE_SHIFT_TRITON
 
 pytestmark = [
     pytest.mark.gpu,
     pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU"),
 ]
 
-TRITON = """
-import torch
-import triton
-import triton.language as tl
-
-@triton.jit
-def _kernel(x, b, y, cols, n, BLOCK: tl.constexpr):
-    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-    mask = offs < n
-    v = tl.load(x + offs, mask=mask) * 2.0 + tl.load(b + offs % cols, mask=mask)
-    tl.store(y + offs, v, mask=mask)
-
-def run(x, bias):
-    y = torch.empty_like(x)
-    _kernel[(triton.cdiv(x.numel(), 1024),)](x, bias, y, x.shape[1], x.numel(), BLOCK=1024)
-    return y
-"""
+TRITON = SCALE_SHIFT_TRITON
 
 CUDA = r'''
 import torch

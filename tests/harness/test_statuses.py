@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from evaluator.harness import status
-from tests.conftest import evaluate_source
+from tests.conftest import SCALE_SHIFT_TRITON, evaluate_source
 
 CORRECT = """
 import torch
@@ -16,23 +16,7 @@ def run(x, bias):
     return x * 2.0 + bias[None, :]
 """
 
-TRITON_CORRECT = """
-import torch
-import triton
-import triton.language as tl
-
-@triton.jit
-def _kernel(x, b, y, cols, n, BLOCK: tl.constexpr):
-    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-    mask = offs < n
-    v = tl.load(x + offs, mask=mask) * 2.0 + tl.load(b + offs % cols, mask=mask)
-    tl.store(y + offs, v, mask=mask)
-
-def run(x, bias):
-    y = torch.empty_like(x)
-    _kernel[(triton.cdiv(x.numel(), 256),)](x, bias, y, x.shape[1], x.numel(), BLOCK=256)
-    return y
-"""
+TRITON_CORRECT = SCALE_SHIFT_TRITON
 
 
 def test_correct_torch_solution_passes_every_workload(tmp_path: Path) -> None:
