@@ -50,8 +50,9 @@ def scored_workload(
         "below_sol": False,
         "speedup_vs_reference": None,
     }
-    if verdict == status.PASSED and kernel and baseline:
-        result = workload_score(kernel, baseline, sol_ms)
+    target = baseline or reference  # a baseline that failed here leaves the reference as the bar
+    if verdict == status.PASSED and kernel and target:
+        result = workload_score(kernel, target, sol_ms)
         row["score"], row["below_sol"] = result.score, result.below_sol
         if result.note:
             row["message"] = result.note

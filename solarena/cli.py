@@ -7,6 +7,7 @@ import argparse
 import json
 import os
 import secrets
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -132,11 +133,9 @@ def resolve_problem(value: str) -> Problem:
 
 def resolve_hardware(value: str) -> HardwareSpec:
     if value == "auto":
-        import torch
-
-        if not torch.cuda.is_available():
+        name = _gpu_name()
+        if name is None:
             return get_hardware("cpu")
-        name = torch.cuda.get_device_name().upper()
         for marker, slug in GPU_NAMES.items():
             if marker in name:
                 return get_hardware(slug)
@@ -151,6 +150,24 @@ def resolve_hardware(value: str) -> HardwareSpec:
         if not torch.cuda.is_available():
             raise UsageError(f"--hardware {value} needs a GPU and none is visible; use --hardware cpu")
     return hardware
+
+
+def _gpu_name() -> str | None:
+    """The first visible GPU's name, asked of nvidia-smi so this process creates no CUDA context."""
+    visible = os.environ.get("CUDA_VISIBLE_DEVICES")
+    if visible is not None and not visible.strip():
+        return None
+    first = (visible or "0").split(",")[0].strip()
+    try:
+        out = subprocess.run(["nvidia-smi", "-i", first, "--query-gpu=name", "--format=csv,noheader"],
+                             capture_output=True, text=True, timeout=30)
+        if out.returncode == 0 and out.stdout.strip():
+            return out.stdout.strip().splitlines()[0].upper()
+    except (OSError, subprocess.TimeoutExpired):
+        pass
+    import torch
+
+    return torch.cuda.get_device_name().upper() if torch.cuda.is_available() else None
 
 
 def select_workloads(

@@ -75,7 +75,7 @@ class Tolerance:
             return self
         if not isinstance(override, Mapping):
             raise ProblemError(where, "tolerance", "must be an object")
-        unknown = set(override) - {"atol", "rtol", "required_matched_ratio", "max_atol", "max_rtol"}
+        unknown = set(override) - {"atol", "rtol", "required_matched_ratio"}
         if unknown:
             raise ProblemError(where, "tolerance", f"unknown field(s) {sorted(unknown)}")
         values = asdict(self)

@@ -93,6 +93,8 @@ def _time_host(prepare: Prepare, invoke: Invoke, verify: Verify, options: Timing
 def _time_cuda(
     prepare: Prepare, invoke: Invoke, verify: Verify, device: torch.device, options: TimingOptions
 ) -> Timing:
+    from torch.profiler import ProfilerActivity, profile, record_function
+
     flush = _l2_flush_buffer(device)
     gpu: list[float] = []
     events: list[float] = []
@@ -100,8 +102,6 @@ def _time_cuda(
     started = time.perf_counter()
     while _keep_going(gpu, started, options):
         batch_host, batch_events, results = [], [], []
-        from torch.profiler import ProfilerActivity, profile, record_function
-
         with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
             for _ in range(options.batch):
                 index = len(gpu) + len(batch_host)
