@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import dj_database_url
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 
@@ -63,11 +65,11 @@ TEMPLATES = [
 ]
 WSGI_APPLICATION = "solarena.wsgi.application"
 
+VAR_DIR = Path(env_str("SOLARENA_VAR_DIR", str(BASE_DIR / "var")))
 DATABASES = {
-    "default": {
-        "ENGINE": "django.db.backends.sqlite3",
-        "NAME": env_str("SQLITE_PATH", str(BASE_DIR / "var" / "solarena.sqlite3")),
-    }
+    "default": dj_database_url.parse(
+        env_str("DATABASE_URL", f"sqlite:///{VAR_DIR / 'solarena.sqlite3'}"), conn_max_age=60
+    )
 }
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
@@ -81,3 +83,30 @@ STATICFILES_DIRS = [BASE_DIR / "static"]
 # Where bundled problems live and the secret hidden workloads are drawn with.
 PROBLEMS_DIR = Path(env_str("SOLARENA_PROBLEMS_DIR", str(BASE_DIR / "problems")))
 HIDDEN_SECRET = env_str("SOLARENA_HIDDEN_SECRET", "solarena-local")
+
+# Celery: one queue per hardware slug ("hw.h200", "hw.cpu", ...). The embedded default is a
+# broker that needs no server (messages as files under var/broker).
+CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "filesystem://")
+BROKER_DIR = VAR_DIR / "broker"
+CELERY_BROKER_TRANSPORT_OPTIONS = (
+    {
+        "data_folder_in": str(BROKER_DIR / "out"),
+        "data_folder_out": str(BROKER_DIR / "out"),
+        "processed_folder": str(BROKER_DIR / "processed"),
+        "store_processed": False,
+    }
+    if CELERY_BROKER_URL.startswith("filesystem")
+    else {"visibility_timeout": 3600}
+)
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+
+# Evaluations: how long a claim holds before the reaper may take it back, and how often it may be
+# retried after a worker vanished.
+EVALUATION_LEASE_SECONDS = int(env_str("EVALUATION_LEASE_SECONDS", "300"))
+EVALUATION_MAX_ATTEMPTS = int(env_str("EVALUATION_MAX_ATTEMPTS", "3"))
+# A queued evaluation whose message was sent this long ago without being claimed is sent again.
+DISPATCH_RESEND_SECONDS = int(env_str("DISPATCH_RESEND_SECONDS", "120"))

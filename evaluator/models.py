@@ -1,0 +1,59 @@
+"""Evaluations (a submission on one hardware) and their per-workload results."""
+
+from __future__ import annotations
+
+from django.db import models
+
+
+class Evaluation(models.Model):
+    QUEUED, RUNNING, SCORED, FAILED, CANCELLED = "queued", "running", "scored", "failed", "cancelled"
+    STATES = [(s, s) for s in (QUEUED, RUNNING, SCORED, FAILED, CANCELLED)]
+    TERMINAL = (SCORED, FAILED, CANCELLED)
+
+    submission = models.ForeignKey("submissions.Submission", on_delete=models.CASCADE,
+                                   related_name="evaluations")
+    hardware = models.ForeignKey("leaderboard.Hardware", on_delete=models.PROTECT,
+                                 related_name="evaluations")
+    state = models.CharField(max_length=12, choices=STATES, default=QUEUED)
+    attempts = models.PositiveIntegerField(default=0)
+    seed = models.BigIntegerField()
+    enqueued_at = models.DateTimeField(null=True, blank=True, help_text="last message sent")
+    lease_until = models.DateTimeField(null=True, blank=True)
+    worker = models.CharField(max_length=200, blank=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    environment = models.JSONField(default=dict, blank=True)
+    aggregates = models.JSONField(default=dict, blank=True)
+    score = models.FloatField(null=True, blank=True)
+    error = models.TextField(blank=True, help_text="why the platform could not finish it")
+    reward_hack = models.BooleanField(default=False)
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created"]
+        indexes = [
+            models.Index(fields=["state", "enqueued_at"], name="evaluations_to_dispatch"),
+            models.Index(fields=["state", "lease_until"], name="evaluations_to_reap"),
+        ]
+
+    def __str__(self) -> str:
+        return f"evaluation #{self.pk} ({self.state})"
+
+
+class WorkloadResult(models.Model):
+    evaluation = models.ForeignKey(Evaluation, on_delete=models.CASCADE, related_name="results")
+    workload = models.ForeignKey("leaderboard.Workload", on_delete=models.PROTECT, related_name="+")
+    status = models.CharField(max_length=24)
+    message = models.TextField(blank=True)
+    latency_ms = models.FloatField(null=True)
+    reference_latency_ms = models.FloatField(null=True)
+    baseline_latency_ms = models.FloatField(null=True)
+    sol_ms = models.FloatField()
+    score = models.FloatField()
+    below_sol = models.BooleanField(default=False)
+    raw = models.JSONField(default=dict, help_text="the harness's measurements")
+
+    class Meta:
+        ordering = ["evaluation", "workload__position"]
+        constraints = [models.UniqueConstraint(fields=["evaluation", "workload"],
+                                               name="one_result_per_workload")]

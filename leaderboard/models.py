@@ -1,0 +1,108 @@
+"""Hardware, categories, problems (versioned) and their workloads; precomputed ranking entries."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+
+class Hardware(models.Model):
+    slug = models.SlugField(max_length=32, unique=True)
+    name = models.CharField(max_length=100)
+    vendor = models.CharField(max_length=40)
+    memory_gb = models.FloatField()
+    memory_bandwidth = models.FloatField(help_text="bytes/s, datasheet")
+    l2_bytes = models.BigIntegerField()
+    peak_flops = models.JSONField(help_text="dense FLOP/s per compute class, datasheet")
+    calibrated = models.JSONField(default=dict, blank=True,
+                                  help_text="measured peaks that override the datasheet")
+    active = models.BooleanField(default=True, help_text="accepts new evaluations")
+
+    class Meta:
+        ordering = ["slug"]
+        verbose_name_plural = "hardware"
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def queue(self) -> str:
+        return f"hw.{self.slug}"
+
+
+class Category(models.Model):
+    slug = models.SlugField(max_length=40, unique=True)
+    name = models.CharField(max_length=100)
+
+    class Meta:
+        ordering = ["slug"]
+        verbose_name_plural = "categories"
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Problem(models.Model):
+    """One version of a problem definition; results stay attached to the version measured."""
+
+    name = models.CharField(max_length=100)
+    version = models.PositiveIntegerField(default=1)
+    is_current = models.BooleanField(default=True)
+    category = models.ForeignKey(Category, on_delete=models.PROTECT, related_name="problems")
+    task_type = models.CharField(max_length=32)
+    op_type = models.CharField(max_length=64, blank=True)
+    description = models.TextField(blank=True)
+    definition = models.JSONField(help_text="the whole definition, sources inline")
+    definition_hash = models.CharField(max_length=64)
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name", "-version"]
+        constraints = [
+            models.UniqueConstraint(fields=["name", "version"], name="problem_name_version"),
+            models.UniqueConstraint(fields=["name"], condition=models.Q(is_current=True),
+                                    name="one_current_version_per_problem"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} v{self.version}"
+
+
+class Workload(models.Model):
+    VISIBLE, HIDDEN = "visible", "hidden"
+
+    problem = models.ForeignKey(Problem, on_delete=models.CASCADE, related_name="workloads")
+    uuid = models.CharField(max_length=200)
+    position = models.PositiveIntegerField()
+    visibility = models.CharField(max_length=8, choices=[(VISIBLE, "visible"), (HIDDEN, "hidden")])
+    smoke = models.BooleanField(default=False)
+    axes = models.JSONField()
+    inputs = models.JSONField()
+    tolerance = models.JSONField()
+
+    class Meta:
+        ordering = ["problem", "position"]
+        constraints = [models.UniqueConstraint(fields=["problem", "uuid"], name="workload_uuid")]
+
+    def __str__(self) -> str:
+        return f"{self.problem} {self.uuid}"
+
+
+class LeaderboardEntry(models.Model):
+    """A participant's best valid evaluation on one board (problem x hardware), precomputed."""
+
+    problem = models.ForeignKey(Problem, on_delete=models.CASCADE, related_name="entries")
+    hardware = models.ForeignKey(Hardware, on_delete=models.CASCADE, related_name="entries")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
+                             related_name="leaderboard_entries")
+    evaluation = models.ForeignKey("evaluator.Evaluation", on_delete=models.CASCADE, related_name="+")
+    score = models.FloatField()
+    submitted_at = models.DateTimeField(help_text="when the best submission came in: ties go earlier")
+    submissions = models.PositiveIntegerField(default=1)
+    updated = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["problem", "hardware", "user"],
+                                               name="one_entry_per_board_and_user")]
+        indexes = [models.Index(fields=["problem", "hardware", "-score", "submitted_at"],
+                                name="board_ranking")]
