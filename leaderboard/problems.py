@@ -1,0 +1,45 @@
+"""Between the database and the harness's typed problem objects."""
+
+from __future__ import annotations
+
+from evaluator.harness import problem as spec
+
+from .models import Problem, Workload
+
+
+def definition_of(problem: Problem) -> spec.Definition:
+    return spec.definition_from_json(problem.definition, f"problem {problem.name} v{problem.version}")
+
+
+def harness_workload(workload: Workload, definition: spec.Definition) -> spec.Workload:
+    return spec.Workload(
+        uuid=workload.uuid,
+        axes=dict(workload.axes),
+        inputs=dict(workload.inputs),
+        tolerance=definition.tolerance.merged(workload.tolerance, workload.uuid),
+        visibility=workload.visibility,
+        smoke=workload.smoke,
+    )
+
+
+def harness_problem(problem: Problem) -> spec.Problem:
+    """The stored version as the harness sees it (visible and smoke workloads; hidden ones are
+    read separately, see workloads_for)."""
+    definition = definition_of(problem)
+    rows = list(problem.workloads.filter(visibility=Workload.VISIBLE))
+    return spec.Problem(
+        definition,
+        [harness_workload(w, definition) for w in rows if not w.smoke],
+        [harness_workload(w, definition) for w in rows if w.smoke],
+    )
+
+
+def workloads_for(problem: Problem, *, smoke: bool) -> list[spec.Workload]:
+    """Every workload an evaluation runs: smoke-sized ones on the CPU, full-size ones on GPUs;
+    visible first, then hidden."""
+    definition = definition_of(problem)
+    rows = problem.workloads.filter(smoke=smoke).order_by("position")
+    ordered = [w for w in rows if w.visibility == Workload.VISIBLE] + [
+        w for w in rows if w.visibility == Workload.HIDDEN
+    ]
+    return [harness_workload(w, definition) for w in ordered]
