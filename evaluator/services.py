@@ -1,0 +1,187 @@
+"""The evaluation lifecycle: sending, claiming, leases, ingestion, reaping and re-dispatching.
+
+The database is the source of truth. A message on the broker only says "look at evaluation N";
+claim() admits one worker per attempt, so a duplicated or re-sent message is harmless, and a lost
+one is sent again by dispatch_stale().
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.db import transaction
+from django.db.models import F, Q
+from django.utils import timezone
+
+from evaluator.harness import status
+from leaderboard.models import Workload
+from leaderboard.rankings import update_entry
+
+from .models import Evaluation, WorkloadResult
+
+log = logging.getLogger(__name__)
+TASK = "evaluator.tasks.evaluate"
+
+
+def send(evaluation_id: int, queue: str) -> None:
+    """The one place a message leaves for the broker."""
+    from .tasks import evaluate  # the task module imports this one
+
+    evaluate.apply_async(args=[evaluation_id], queue=queue)
+
+
+def enqueue(evaluation: Evaluation) -> None:
+    send(evaluation.pk, evaluation.hardware.queue)
+    Evaluation.objects.filter(pk=evaluation.pk).update(enqueued_at=timezone.now())
+
+
+def enqueue_on_commit(evaluation: Evaluation) -> None:
+    """Send once the current transaction commits. robust: a broker outage must not fail a request
+    whose data is already committed; the dispatcher sends what is left with enqueued_at unset."""
+    transaction.on_commit(lambda: enqueue(evaluation), robust=True)
+
+
+def claim(evaluation_id: int, worker: str) -> Evaluation | None:
+    """Take a queued evaluation for this worker, or None when someone else has it (or it is done)."""
+    now = timezone.now()
+    changed = Evaluation.objects.filter(pk=evaluation_id, state=Evaluation.QUEUED).update(
+        state=Evaluation.RUNNING,
+        attempts=F("attempts") + 1,
+        lease_until=now + timedelta(seconds=settings.EVALUATION_LEASE_SECONDS),
+        worker=worker,
+        started_at=now,
+    )
+    if changed != 1:
+        return None
+    return Evaluation.objects.select_related("hardware", "submission__problem").get(pk=evaluation_id)
+
+
+def renew_lease(evaluation_id: int, worker: str) -> bool:
+    until = timezone.now() + timedelta(seconds=settings.EVALUATION_LEASE_SECONDS)
+    return Evaluation.objects.filter(
+        pk=evaluation_id, state=Evaluation.RUNNING, worker=worker
+    ).update(lease_until=until) == 1
+
+
+def ingest(evaluation_id: int, worker: str, report: Mapping[str, Any]) -> bool:
+    """Store a scored report; False (and nothing written) unless this worker still holds the claim."""
+    with transaction.atomic():
+        evaluation = (Evaluation.objects.select_for_update(of=("self",))
+                      .select_related("submission__problem", "submission__owner", "hardware")
+                      .filter(pk=evaluation_id).first())
+        if evaluation is None or evaluation.state != Evaluation.RUNNING or evaluation.worker != worker:
+            return False
+        workloads = {w.uuid: w for w in evaluation.submission.problem.workloads.all()}
+        rows = []
+        for row in report["workloads"]:
+            workload = workloads.get(row["uuid"])
+            if workload is None:
+                raise ValueError(f"the report names workload {row['uuid']!r}, which the problem lacks")
+            rows.append(_result(evaluation, workload, row))
+        WorkloadResult.objects.bulk_create(rows)
+        evaluation.state = Evaluation.SCORED
+        evaluation.score = float(report["aggregates"]["score"])
+        evaluation.aggregates = dict(report["aggregates"])
+        evaluation.environment = dict(report.get("environment") or {})
+        evaluation.reward_hack = any(r.status == status.REWARD_HACK for r in rows)
+        evaluation.error = ""
+        evaluation.finished_at = timezone.now()
+        evaluation.lease_until = None
+        evaluation.save()
+        # Entries of one user are updated one ingest at a time (no lost counts, no duplicate rows).
+        get_user_model().objects.select_for_update().filter(pk=evaluation.submission.owner_id).first()
+        update_entry(evaluation)
+    return True
+
+
+def hidden_message(verdict: str) -> str:
+    """What a submitter reads about a hidden workload: the verdict, never its shapes or values."""
+    if verdict == status.PASSED:
+        return ""
+    return f"hidden workload: {verdict} (details of hidden workloads are not shown)"
+
+
+def _result(evaluation: Evaluation, workload: Workload, row: Mapping[str, Any]) -> WorkloadResult:
+    hidden = workload.visibility == Workload.HIDDEN
+    raw = {k: v for k, v in row.items() if k not in ("uuid", "axes", "visibility", "smoke")}
+    if hidden:
+        # Error messages, correctness details and timing samples can all quote shapes.
+        raw = {"status": row["status"], "redacted": True}
+    return WorkloadResult(
+        evaluation=evaluation,
+        workload=workload,
+        status=row["status"],
+        message=hidden_message(row["status"]) if hidden else str(row.get("message") or ""),
+        latency_ms=row.get("latency_ms"),
+        reference_latency_ms=row.get("reference_latency_ms"),
+        baseline_latency_ms=row.get("baseline_latency_ms"),
+        sol_ms=float(row["sol_ms"]),
+        score=float(row["score"]),
+        below_sol=bool(row.get("below_sol")),
+        raw=raw,
+    )
+
+
+def fail(evaluation_id: int, reason: str, worker: str | None = None) -> bool:
+    """Close an unfinished evaluation as failed; with worker, only while that worker holds it."""
+    pending = Evaluation.objects.filter(pk=evaluation_id).exclude(state__in=Evaluation.TERMINAL)
+    if worker is not None:
+        pending = pending.filter(state=Evaluation.RUNNING, worker=worker)
+    return pending.update(state=Evaluation.FAILED, error=reason[:4000], finished_at=timezone.now(),
+                          lease_until=None) == 1
+
+
+def reap_expired(now: datetime | None = None) -> tuple[int, int]:
+    """Running evaluations whose lease ran out: queue them again, or fail them after the last attempt."""
+    now = now or timezone.now()
+    requeued = failed = 0
+    with transaction.atomic():
+        expired = (Evaluation.objects.select_for_update(skip_locked=True, of=("self",))
+                   .select_related("hardware")
+                   .filter(state=Evaluation.RUNNING, lease_until__lt=now))
+        for evaluation in expired:
+            if evaluation.attempts < settings.EVALUATION_MAX_ATTEMPTS:
+                evaluation.state, evaluation.worker = Evaluation.QUEUED, ""
+                evaluation.lease_until = evaluation.enqueued_at = None
+                evaluation.save(update_fields=["state", "worker", "lease_until", "enqueued_at"])
+                enqueue_on_commit(evaluation)
+                requeued += 1
+            else:
+                times = "once" if evaluation.attempts == 1 else f"{evaluation.attempts} times"
+                evaluation.state, evaluation.finished_at, evaluation.lease_until = (
+                    Evaluation.FAILED, now, None)
+                evaluation.error = (f"the evaluator stopped answering {times}; "
+                                    "the evaluation was given up")
+                evaluation.save(update_fields=["state", "finished_at", "lease_until", "error"])
+                failed += 1
+    if requeued or failed:
+        log.info("reaper: %d evaluation(s) queued again, %d failed", requeued, failed)
+    return requeued, failed
+
+
+def dispatch_stale(now: datetime | None = None) -> int:
+    """Send again every queued evaluation whose message was never sent or has gone unanswered."""
+    now = now or timezone.now()
+    cutoff = now - timedelta(seconds=settings.DISPATCH_RESEND_SECONDS)
+    stale = Q(enqueued_at__isnull=True) | Q(enqueued_at__lt=cutoff)
+    sent = 0
+    for evaluation in Evaluation.objects.filter(stale, state=Evaluation.QUEUED).select_related("hardware"):
+        # Conditional, so two sweepers running at once send each evaluation once.
+        if Evaluation.objects.filter(stale, pk=evaluation.pk, state=Evaluation.QUEUED).update(
+                enqueued_at=now) != 1:
+            continue
+        try:
+            send(evaluation.pk, evaluation.hardware.queue)
+        except Exception:
+            log.exception("could not send evaluation #%d; it stays queued", evaluation.pk)
+            Evaluation.objects.filter(pk=evaluation.pk).update(enqueued_at=None)
+            continue
+        sent += 1
+    if sent:
+        log.info("dispatcher: %d queued evaluation(s) sent again", sent)
+    return sent

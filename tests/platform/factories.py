@@ -1,0 +1,97 @@
+"""Test data for the platform: hardware rows, the fixture problem stored as sync would, users,
+submissions and fake scored reports."""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AbstractBaseUser
+
+from evaluator.harness.hidden import draw_hidden
+from evaluator.harness.problem import load_problem
+from evaluator.jobs import SolutionFiles
+from evaluator.models import Evaluation
+from leaderboard.hardware import HARDWARE
+from leaderboard.models import Category, Hardware, Problem, Workload
+from leaderboard.problems import workloads_for
+from submissions.models import Submission
+from tests.conftest import SCALE_SHIFT, TEST_SECRET
+
+CORRECT = "import torch\n\n\ndef run(x, bias):\n    return x * 2.0 + bias[None, :]\n"
+_names = itertools.count(1)
+
+
+def make_hardware(slug: str = "cpu") -> Hardware:
+    spec = HARDWARE[slug]
+    row, _ = Hardware.objects.get_or_create(slug=slug, defaults={
+        "name": spec.name, "vendor": spec.vendor, "memory_gb": spec.memory_gb,
+        "memory_bandwidth": spec.memory_bandwidth, "l2_bytes": spec.l2_bytes,
+        "peak_flops": dict(spec.peak_flops),
+    })
+    return row
+
+
+def make_problem(directory: Path = SCALE_SHIFT, secret: str = TEST_SECRET) -> Problem:
+    """The problem with its visible, smoke and hidden (full and smoke) workloads."""
+    loaded = load_problem(directory)
+    definition = loaded.definition.to_json()
+    category, _ = Category.objects.get_or_create(slug=loaded.definition.category.lower(),
+                                                 defaults={"name": loaded.definition.category})
+    problem = Problem.objects.create(
+        name=loaded.name, category=category, task_type=loaded.definition.task_type,
+        op_type=loaded.definition.op_type or "", description=loaded.definition.description,
+        definition=definition,
+        definition_hash=hashlib.sha256(json.dumps(definition, sort_keys=True).encode()).hexdigest(),
+    )
+    every = (loaded.workloads + loaded.smoke_workloads + draw_hidden(loaded, secret)
+             + draw_hidden(loaded, secret, smoke=True))
+    Workload.objects.bulk_create(
+        Workload(problem=problem, uuid=w.uuid, position=i, visibility=w.visibility, smoke=w.smoke,
+                 axes=w.axes, inputs=w.inputs, tolerance=asdict(w.tolerance))
+        for i, w in enumerate(every)
+    )
+    return problem
+
+
+def make_user(name: str | None = None) -> AbstractBaseUser:
+    return get_user_model().objects.create_user(name or f"user{next(_names)}", password="x")
+
+
+def solution(source: str = CORRECT) -> SolutionFiles:
+    return SolutionFiles({"solution.py": source}, "solution.py")
+
+
+def make_evaluation(
+    owner: AbstractBaseUser | None = None,
+    problem: Problem | None = None,
+    hardware: Hardware | None = None,
+    source: str = CORRECT,
+    **fields: Any,
+) -> Evaluation:
+    """A submission and its evaluation, written directly (no messages sent)."""
+    problem = problem or make_problem()
+    submission = Submission.objects.create(owner=owner or make_user(), problem=problem,
+                                           language="python", sources={"solution.py": source},
+                                           entry="solution.py")
+    return Evaluation.objects.create(submission=submission, hardware=hardware or make_hardware(),
+                                     seed=fields.pop("seed", 1234), **fields)
+
+
+def fake_report(evaluation: Evaluation, score: float = 0.5, verdict: str = "PASSED",
+                message: str = "") -> dict[str, Any]:
+    """A scored report as build_report shapes it, for every workload the evaluation runs."""
+    problem = evaluation.submission.problem
+    workloads = workloads_for(problem, smoke=evaluation.hardware.slug == "cpu")
+    rows = [{"uuid": w.uuid, "axes": dict(w.axes), "visibility": w.visibility, "smoke": w.smoke,
+             "status": verdict, "message": message, "latency_ms": 1.0, "reference_latency_ms": 2.0,
+             "baseline_latency_ms": 2.0, "sol_ms": 0.1, "score": score, "below_sol": False,
+             "correctness": {"rounds": 2, "shape": list(w.axes.values())}}
+            for w in workloads]
+    return {"schema": "solarena.eval/1", "environment": {"torch": "test"}, "solution_error": None,
+            "workloads": rows, "aggregates": {"score": score, "total": len(rows)}}
