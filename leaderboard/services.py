@@ -1,0 +1,100 @@
+"""Writes to the leaderboard tables: the hardware rows and the problem suite (versioned)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from django.db import transaction
+from django.db.models import Max
+
+from evaluator.harness import problem as spec
+from evaluator.harness.hidden import draw_hidden
+from evaluator.harness.importer import import_problems
+
+from .hardware import HARDWARE
+from .models import Category, Hardware, Problem, Workload
+
+
+@dataclass
+class SyncReport:
+    created: list[str] = field(default_factory=list)
+    new_version: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+    versions: dict[str, int] = field(default_factory=dict)  # name -> current version, in sync order
+    warnings: list[str] = field(default_factory=list)
+
+
+def sync_hardware() -> None:
+    """One row per entry of the hardware table; `calibrated` and `active` are left as they are."""
+    for hw in HARDWARE.values():
+        Hardware.objects.update_or_create(slug=hw.slug, defaults={
+            "name": hw.name, "vendor": hw.vendor, "memory_gb": hw.memory_gb,
+            "memory_bandwidth": hw.memory_bandwidth, "l2_bytes": hw.l2_bytes,
+            "peak_flops": dict(hw.peak_flops),
+        })
+
+
+def definition_hash(problem: spec.Problem) -> str:
+    """What identifies a version: the definition and its public workloads (not the hidden ones,
+    so another secret does not make a new version)."""
+    document = {
+        "definition": problem.definition.to_json(),
+        "workloads": [w.to_json() for w in problem.workloads],
+        "smoke": [w.to_json() for w in problem.smoke_workloads],
+    }
+    return hashlib.sha256(json.dumps(document, sort_keys=True).encode()).hexdigest()
+
+
+def sync_problems(directory: Path, secret: str) -> SyncReport:
+    """Store every problem found under `directory`: new names as version 1, changed ones as a new
+    version (the old one kept, with its results, but no longer current). Raises ProblemError for a
+    malformed problem, storing nothing for it."""
+    report = SyncReport()
+    for loaded in import_problems(directory):
+        _sync_one(loaded, secret, report)
+    return report
+
+
+@transaction.atomic
+def _sync_one(loaded: spec.Problem, secret: str, report: SyncReport) -> None:
+    name, digest = loaded.name, definition_hash(loaded)
+    current = Problem.objects.select_for_update().filter(name=name, is_current=True).first()
+    if current is not None and current.definition_hash == digest:
+        report.unchanged.append(name)
+        report.versions[name] = current.version
+        return
+    hidden = _hidden_workloads(loaded, secret, report)
+    definition = loaded.definition
+    category, _ = Category.objects.get_or_create(slug=definition.category.lower(),
+                                                 defaults={"name": definition.category})
+    version = 1
+    if current is not None:
+        version = Problem.objects.filter(name=name).aggregate(top=Max("version"))["top"] + 1
+        current.is_current = False  # first, or the one-current-version constraint refuses the new row
+        current.save(update_fields=["is_current"])
+    row = Problem.objects.create(
+        name=name, version=version, is_current=True, category=category,
+        task_type=definition.task_type, op_type=definition.op_type or "",
+        description=definition.description, definition=definition.to_json(), definition_hash=digest,
+    )
+    every = loaded.workloads + loaded.smoke_workloads + hidden
+    Workload.objects.bulk_create(
+        Workload(problem=row, uuid=w.uuid, position=i, visibility=w.visibility, smoke=w.smoke,
+                 axes=w.axes, inputs=w.inputs, tolerance=asdict(w.tolerance))
+        for i, w in enumerate(every)
+    )
+    (report.created if version == 1 else report.new_version).append(name)
+    report.versions[name] = version
+
+
+def _hidden_workloads(loaded: spec.Problem, secret: str, report: SyncReport) -> list[spec.Workload]:
+    definition = loaded.definition
+    no_domain = [a.name for a in definition.var_axes if a.domain is None and a.smoke_domain is None]
+    if no_domain and (definition.hidden.count or definition.hidden.smoke_count):
+        report.warnings.append(f"{loaded.name}: no hidden workloads (var axes without a domain: "
+                               f"{', '.join(no_domain)})")
+        return []
+    return draw_hidden(loaded, secret) + draw_hidden(loaded, secret, smoke=True)
