@@ -50,9 +50,16 @@ class Backend(Protocol):
     ) -> RunResult: ...
 
 
+BACKENDS = ("none", "bubblewrap")
+
+
 def get_backend(name: str) -> Backend:
     if name in ("none", "subprocess"):
         from .subprocess_backend import SubprocessBackend
 
         return SubprocessBackend()
-    raise ValueError(f"unknown sandbox backend {name!r}; available here: none")
+    if name == "bubblewrap":
+        from .bubblewrap_backend import BubblewrapBackend
+
+        return BubblewrapBackend()
+    raise ValueError(f"unknown sandbox backend {name!r}; available: {', '.join(BACKENDS)}")

@@ -31,7 +31,8 @@ class SubprocessBackend:
         started = time.monotonic()
         with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
             proc = subprocess.Popen(
-                list(argv), cwd=job_dir, env=dict(env), stdout=out, stderr=err,
+                self.command(argv, job_dir, env), cwd=job_dir, env=self.environment(env),
+                stdout=out, stderr=err,
                 stdin=subprocess.DEVNULL, start_new_session=True,
                 preexec_fn=lambda: _apply_limits(limits),
             )
@@ -55,6 +56,13 @@ class SubprocessBackend:
                 ended_by=ended_by,
                 signal=-code if code < 0 else None,
             )
+
+
+    def command(self, argv: Sequence[str], job_dir: Path, env: Mapping[str, str]) -> list[str]:
+        return list(argv)
+
+    def environment(self, env: Mapping[str, str]) -> dict[str, str]:
+        return dict(env)
 
 
 def _apply_limits(limits: Limits) -> None:

@@ -17,6 +17,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+import sandbox
 from evaluator.harness.hidden import draw_hidden, load_hidden_file
 from evaluator.harness.problem import Problem, ProblemError, Workload, load_problem
 from evaluator.jobs import SolutionError, SolutionFiles, write_job
@@ -63,8 +64,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="secret for drawing hidden workloads (default: $SOLARENA_HIDDEN_SECRET)")
     ev.add_argument("--hidden-file", type=Path, help="private JSONL file of hidden workloads")
     ev.add_argument("--seed", type=int, default=None, help="input seed (default: random per run)")
-    ev.add_argument("--sandbox", choices=("none",), default="none",
-                    help="how to isolate the solution (none: a plain child process)")
+    ev.add_argument("--sandbox", choices=("none", "bubblewrap"), default="none",
+                    help="how to isolate the solution: none (a plain child process) or bubblewrap")
     ev.add_argument("--workload-timeout", type=float, default=60.0, metavar="SECONDS")
     ev.add_argument("--timeout", type=float, default=1800.0, metavar="SECONDS",
                     help="limit for the whole evaluation")
@@ -85,6 +86,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
     except SolutionError as exc:
         raise UsageError(str(exc)) from None
     hardware = resolve_hardware(args.hardware)
+    try:
+        sandbox.get_backend(args.sandbox)
+    except (ValueError, RuntimeError) as exc:
+        raise UsageError(str(exc)) from None
     cpu = hardware.slug == "cpu"
     selection = args.workloads or ("smoke" if cpu else "all")
     secret = args.secret or os.environ.get("SOLARENA_HIDDEN_SECRET") or DEFAULT_SECRET

@@ -66,12 +66,14 @@ def evaluate_source(
     workload_seconds: float = 60.0,
     startup_seconds: float = 120.0,
     seed: int = 1234,
+    backend: str = "none",
 ) -> Evaluated:
     """Write `source` as a solution and evaluate it on the smoke workloads (visible + hidden)."""
     path = tmp_path / filename
     path.write_text(source, encoding="utf-8")
     return evaluate_file(tmp_path, path, problem_dir=problem_dir, options=options,
-                         workload_seconds=workload_seconds, startup_seconds=startup_seconds, seed=seed)
+                         workload_seconds=workload_seconds, startup_seconds=startup_seconds, seed=seed,
+                         backend=backend)
 
 
 def evaluate_file(
@@ -83,6 +85,7 @@ def evaluate_file(
     workload_seconds: float = 60.0,
     startup_seconds: float = 120.0,
     seed: int = 1234,
+    backend: str = "none",
 ) -> Evaluated:
     problem = load_problem(problem_dir)
     workloads = smoke_workloads(problem)
@@ -91,7 +94,7 @@ def evaluate_file(
               device="cpu", options=options if options is not None else FAST)
     outcome = run_harness(job_dir, [w.uuid for w in workloads],
                           SuperviseOptions(workload_seconds=workload_seconds, startup_seconds=startup_seconds,
-                                           cpu_interpreter=True))
+                                           cpu_interpreter=True, backend=backend))
     return Evaluated(problem, workloads, outcome)
 
 
