@@ -9,7 +9,9 @@ sandboxed tree dies with it (--die-with-parent, and the PID namespace's init is 
 from __future__ import annotations
 
 import glob
+import os
 import shutil
+import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -37,6 +39,12 @@ class BubblewrapBackend(SubprocessBackend):
             "--dev", "/dev",
             "--proc", "/proc",
             "--tmpfs", "/tmp",
+        ]
+        # The private /tmp hides whatever lives under /tmp outside: show the interpreter and the
+        # code the command needs again, read-only.
+        for path in _code_paths(argv, env):
+            prefix += ["--ro-bind", path, path]
+        prefix += [
             "--bind", job, job,
             "--chdir", job,
             "--unshare-all",
@@ -52,3 +60,13 @@ class BubblewrapBackend(SubprocessBackend):
 
     def environment(self, env: Mapping[str, str]) -> dict[str, str]:
         return {}  # bwrap starts from nothing (--clearenv) and sets the job's variables itself
+
+
+def _code_paths(argv: Sequence[str], env: Mapping[str, str]) -> list[str]:
+    candidates = {sys.prefix, sys.base_prefix}
+    if argv:
+        executable = shutil.which(argv[0]) or argv[0]
+        candidates.add(str(Path(os.path.realpath(executable)).parent.parent))
+        candidates.add(str(Path(executable).absolute().parent.parent))
+    candidates.update(p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p)
+    return sorted(p for p in candidates if p.startswith("/tmp/") and Path(p).exists())
