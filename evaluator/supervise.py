@@ -8,6 +8,7 @@ them (scoring happens elsewhere).
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from collections.abc import Callable
@@ -170,8 +171,6 @@ def _verdict(verdict: str, message: str) -> dict[str, Any]:
 
 def _environment(job_dir: Path, options: SuperviseOptions) -> dict[str, str]:
     """A clean environment: nothing of the caller's (no credentials), only what the harness needs."""
-    import os
-
     env = {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "HOME": str(job_dir),

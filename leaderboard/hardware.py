@@ -75,6 +75,17 @@ def _tera(value: float) -> float:
     return value * 1e12
 
 
+# H100 SXM and H200 SXM share the Hopper die and its rates; only memory differs.
+_HOPPER_PEAKS = {
+    "float64": _tera(67),  # FP64 tensor core (FP64 vector: 34)
+    "float32": _tera(67),
+    "tf32": _tera(494),  # 989 with sparsity
+    "bfloat16": _tera(989),  # 1,979 with sparsity
+    "float16": _tera(989),
+    "float8": _tera(1979),  # 3,958 with sparsity
+    "int8": _tera(1979),
+}
+
 HARDWARE: Mapping[str, HardwareSpec] = MappingProxyType({
     spec.slug: spec
     for spec in (
@@ -85,15 +96,7 @@ HARDWARE: Mapping[str, HardwareSpec] = MappingProxyType({
             memory_gb=80,
             memory_bandwidth=_tera(3.35),
             l2_bytes=50 << 20,
-            peak_flops={
-                "float64": _tera(67),  # FP64 tensor core (FP64 vector: 34)
-                "float32": _tera(67),
-                "tf32": _tera(494),  # 989 with sparsity
-                "bfloat16": _tera(989),  # 1,979 with sparsity
-                "float16": _tera(989),
-                "float8": _tera(1979),  # 3,958 with sparsity
-                "int8": _tera(1979),
-            },
+            peak_flops=_HOPPER_PEAKS,
             source="NVIDIA H100 Tensor Core GPU datasheet, SXM5 column; sparse figures halved",
         ),
         HardwareSpec(
@@ -102,16 +105,8 @@ HARDWARE: Mapping[str, HardwareSpec] = MappingProxyType({
             vendor="nvidia",
             memory_gb=141,
             memory_bandwidth=_tera(4.8),
-            l2_bytes=50 << 20,
-            peak_flops={
-                "float64": _tera(67),  # FP64 tensor core (FP64 vector: 34)
-                "float32": _tera(67),
-                "tf32": _tera(494),  # 989 with sparsity
-                "bfloat16": _tera(989),  # 1,979 with sparsity
-                "float16": _tera(989),
-                "float8": _tera(1979),  # 3,958 with sparsity
-                "int8": _tera(1979),
-            },
+            l2_bytes=60 << 20,  # what the device reports (torch L2_cache_size)
+            peak_flops=_HOPPER_PEAKS,
             source="NVIDIA H200 Tensor Core GPU datasheet, SXM column; sparse figures halved",
         ),
         HardwareSpec(

@@ -138,13 +138,11 @@ def resolve_problem(value: str) -> Problem:
 
 def resolve_hardware(value: str) -> HardwareSpec:
     if value == "auto":
-        name = _gpu_name()
-        if name is None:
-            return get_hardware("cpu")
-        for marker, slug in GPU_NAMES.items():
-            if marker in name:
-                return get_hardware(slug)
-        raise UsageError(f"unknown GPU {name!r}: pass --hardware with one of {', '.join(HARDWARE)}")
+        name = gpu_name()
+        slug = local_hardware_slug(name)
+        if slug is None:
+            raise UsageError(f"unknown GPU {name!r}: pass --hardware with one of {', '.join(HARDWARE)}")
+        return get_hardware(slug)
     try:
         hardware = get_hardware(value)
     except ValueError as exc:
@@ -157,7 +155,14 @@ def resolve_hardware(value: str) -> HardwareSpec:
     return hardware
 
 
-def _gpu_name() -> str | None:
+def local_hardware_slug(name: str | None) -> str | None:
+    """The hardware slug of a GPU name ("cpu" without a GPU; None for a GPU we have no row for)."""
+    if name is None:
+        return "cpu"
+    return next((slug for marker, slug in GPU_NAMES.items() if marker in name), None)
+
+
+def gpu_name() -> str | None:
     """The first visible GPU's name, asked of nvidia-smi so this process creates no CUDA context."""
     visible = os.environ.get("CUDA_VISIBLE_DEVICES")
     if visible is not None and not visible.strip():

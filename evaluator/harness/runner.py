@@ -7,7 +7,7 @@ from __future__ import annotations
 import gc
 import json
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -52,7 +52,6 @@ class Job:
     time_reference: bool = True
     time_baseline: bool = True
     pool_size: int = 4
-    extra: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
     def load(cls, directory: Path) -> Job:

@@ -8,7 +8,6 @@ is one, else the CPU interpreter) and the web server on 127.0.0.1, and prints it
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -97,14 +96,10 @@ def _demo_user() -> Any:
 
 
 def _local_hardware() -> str:
-    """The slug this machine evaluates for: its GPU if nvidia-smi names a known one, else cpu."""
-    from solarena.cli import GPU_NAMES, _gpu_name
+    """The slug this machine evaluates for: its GPU if it is a known one, else cpu."""
+    from solarena.cli import gpu_name, local_hardware_slug
 
-    name = _gpu_name() if shutil.which("nvidia-smi") else None
-    for marker, slug in GPU_NAMES.items():
-        if name and marker in name:
-            return slug
-    return "cpu"
+    return local_hardware_slug(gpu_name()) or "cpu"
 
 
 def _start_worker(hardware: Hardware) -> subprocess.Popen[bytes]:
