@@ -31,6 +31,9 @@ class SuperviseOptions:
     cpu_interpreter: bool = False  # run Triton kernels with TRITON_INTERPRET=1
     python: str = sys.executable
     backend: str = "none"
+    memory_bytes: int | None = 32 << 30  # host memory of the whole sandboxed tree
+    max_processes: int | None = 64  # processes in the sandboxed tree
+    max_open_files: int | None = 4096
 
 
 @dataclass

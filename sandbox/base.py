@@ -14,8 +14,8 @@ OUTPUT_CAP = 64 * 1024  # bytes of stdout/stderr kept
 class Limits:
     wall_seconds: float = 1800.0
     cpu_seconds: float | None = None
-    memory_bytes: int | None = None
-    max_processes: int | None = None
+    memory_bytes: int | None = None  # resident memory of the whole process tree
+    max_processes: int | None = None  # processes in the tree (threads count towards RLIMIT_NPROC)
     max_open_files: int | None = 4096
 
 
@@ -25,8 +25,10 @@ class RunResult:
     stdout: str
     stderr: str
     wall_seconds: float
-    ended_by: str  # "exit", "timeout", "watchdog"
+    # "exit", "timeout", "watchdog", "memory" or "processes" (a limit of the tree was reached)
+    ended_by: str
     signal: int | None = None
+    reason: str = ""  # why it was ended, for people: names the limit
 
     @property
     def ok(self) -> bool:
@@ -47,10 +49,17 @@ class Backend(Protocol):
         limits: Limits,
         env: Mapping[str, str],
         watchdog: Watchdog | None = None,
-    ) -> RunResult: ...
+        *,
+        stdin_data: bytes = b"",
+        stdout_path: Path | None = None,
+    ) -> RunResult:
+        """Run argv with job_dir as its working directory (the only writable place besides a
+        private tmp). stdin_data is fed to its standard input and then closed; with stdout_path
+        its standard output goes to that file, live (RunResult.stdout is then empty)."""
+        ...
 
 
-BACKENDS = ("none", "bubblewrap")
+BACKENDS = ("none", "bubblewrap", "docker")
 
 
 def get_backend(name: str) -> Backend:
@@ -62,4 +71,15 @@ def get_backend(name: str) -> Backend:
         from .bubblewrap_backend import BubblewrapBackend
 
         return BubblewrapBackend()
+    if name == "docker":
+        from .docker_backend import DockerBackend
+
+        return DockerBackend()
     raise ValueError(f"unknown sandbox backend {name!r}; available: {', '.join(BACKENDS)}")
+
+
+def describe_bytes(n: int) -> str:
+    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= size:
+            return f"{n / size:g} {unit}"
+    return f"{n} bytes"
