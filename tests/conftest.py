@@ -67,13 +67,14 @@ def evaluate_source(
     startup_seconds: float = 120.0,
     seed: int = 1234,
     backend: str = "none",
+    supervise: dict[str, Any] | None = None,
 ) -> Evaluated:
     """Write `source` as a solution and evaluate it on the smoke workloads (visible + hidden)."""
     path = tmp_path / filename
     path.write_text(source, encoding="utf-8")
     return evaluate_file(tmp_path, path, problem_dir=problem_dir, options=options,
                          workload_seconds=workload_seconds, startup_seconds=startup_seconds, seed=seed,
-                         backend=backend)
+                         backend=backend, supervise=supervise)
 
 
 def evaluate_file(
@@ -86,7 +87,9 @@ def evaluate_file(
     startup_seconds: float = 120.0,
     seed: int = 1234,
     backend: str = "none",
+    supervise: dict[str, Any] | None = None,
 ) -> Evaluated:
+    """Evaluate a solution file; `supervise` holds extra SuperviseOptions fields (limits)."""
     problem = load_problem(problem_dir)
     workloads = smoke_workloads(problem)
     job_dir = tmp_path / "job"
@@ -94,7 +97,8 @@ def evaluate_file(
               device="cpu", options=options if options is not None else FAST)
     outcome = run_harness(job_dir, [w.uuid for w in workloads],
                           SuperviseOptions(workload_seconds=workload_seconds, startup_seconds=startup_seconds,
-                                           cpu_interpreter=True, backend=backend))
+                                           cpu_interpreter=True, backend=backend,
+                                           **(supervise or {})))
     return Evaluated(problem, workloads, outcome)
 
 
