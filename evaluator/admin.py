@@ -1,13 +1,20 @@
 """Admin for evaluations and their per-workload results: read-only, since their states change
-only through the evaluator's services."""
+only through the evaluator's services; reviewers mark or clear reward hacks with actions."""
 
 from __future__ import annotations
 
-from django.contrib import admin
+from collections.abc import Callable
+
+from django.contrib import admin, messages
+from django.db.models import QuerySet
+from django.http import HttpRequest
 
 from leaderboard.admin import ReadOnlyMixin
 
+from . import services
 from .models import Evaluation, WorkloadResult
+
+REVIEW_REASON = "after review in the admin"
 
 
 class WorkloadResultInline(ReadOnlyMixin, admin.TabularInline):
@@ -19,9 +26,35 @@ class WorkloadResultInline(ReadOnlyMixin, admin.TabularInline):
 
 @admin.register(Evaluation)
 class EvaluationAdmin(ReadOnlyMixin, admin.ModelAdmin):
-    list_display = ["id", "submission", "hardware", "state", "attempts", "score", "worker", "created"]
+    list_display = ["id", "submission", "hardware", "state", "attempts", "score", "reward_hack", "worker",
+                    "created"]
     list_filter = ["state", "hardware", "reward_hack"]
     search_fields = ["worker", "submission__owner__username", "submission__problem__name"]
     list_select_related = ["submission__owner", "submission__problem", "hardware"]
     date_hierarchy = "created"
     inlines = [WorkloadResultInline]
+    actions = ["mark_reward_hack", "clear_reward_hack"]
+
+    def has_review_permission(self, request: HttpRequest) -> bool:
+        # The model's change permission, which the read-only pages never grant in the admin itself.
+        return request.user.has_perm("evaluator.change_evaluation")
+
+    @admin.action(description="Mark as reward hack", permissions=["review"])
+    def mark_reward_hack(self, request: HttpRequest, queryset: QuerySet[Evaluation]) -> None:
+        self._review(request, queryset.filter(reward_hack=False), services.mark_reward_hack,
+                     "marked as a reward hack")
+
+    @admin.action(description="Clear reward-hack mark", permissions=["review"])
+    def clear_reward_hack(self, request: HttpRequest, queryset: QuerySet[Evaluation]) -> None:
+        self._review(request, queryset.filter(reward_hack=True), services.clear_reward_hack,
+                     "cleared of the reward-hack mark")
+
+    def _review(self, request: HttpRequest, queryset: QuerySet[Evaluation],
+                review: Callable[..., Evaluation], done: str) -> None:
+        count = 0
+        for evaluation in queryset:
+            review(evaluation, request.user, REVIEW_REASON)
+            self.log_change(request, evaluation, f"{done} {REVIEW_REASON}")
+            count += 1
+        self.message_user(request, f"{count} evaluation(s) {done}; their owners' entries were recomputed",
+                          messages.SUCCESS if count else messages.WARNING)

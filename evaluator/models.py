@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.db import models
 
 
@@ -26,7 +27,14 @@ class Evaluation(models.Model):
     aggregates = models.JSONField(default=dict, blank=True)
     score = models.FloatField(null=True, blank=True)
     error = models.TextField(blank=True, help_text="why the platform could not finish it")
-    reward_hack = models.BooleanField(default=False)
+    reward_hack = models.BooleanField(default=False, help_text="excluded from the leaderboard")
+    hack_reason = models.TextField(
+        blank=True, help_text="the evidence and every review, oldest first; for admins only: it may "
+        "quote hidden workloads, so it is never shown to the submitter")
+    hack_marked_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
+                                       on_delete=models.SET_NULL, related_name="+",
+                                       help_text="who last marked or cleared it by hand")
+    hack_marked_at = models.DateTimeField(null=True, blank=True)
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -1,4 +1,5 @@
-"""The evaluation lifecycle: sending, claiming, leases, ingestion, reaping and re-dispatching.
+"""The evaluation lifecycle: sending, claiming, leases, ingestion, reaping and re-dispatching; and
+reviews of reward hacks.
 
 The database is the source of truth. A message on the broker only says "look at evaluation N";
 claim() admits one worker per attempt, so a duplicated or re-sent message is harmless, and a lost
@@ -14,13 +15,14 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
 from evaluator.harness import status
 from leaderboard.models import Workload
-from leaderboard.rankings import update_entry
+from leaderboard.rankings import recompute_entry, update_entry
 
 from .models import Evaluation, WorkloadResult
 
@@ -88,15 +90,62 @@ def ingest(evaluation_id: int, worker: str, report: Mapping[str, Any]) -> bool:
         evaluation.score = float(report["aggregates"]["score"])
         evaluation.aggregates = dict(report["aggregates"])
         evaluation.environment = dict(report.get("environment") or {})
-        evaluation.reward_hack = any(r.status == status.REWARD_HACK for r in rows)
+        hacks = [row for row in report["workloads"] if row["status"] == status.REWARD_HACK]
+        if hacks:  # a mark made by hand before a retry stays
+            evaluation.reward_hack = True
+            evaluation.hack_reason = _noted(evaluation.hack_reason, "harness",
+                                            _hack_evidence(hacks, workloads))
         evaluation.error = ""
         evaluation.finished_at = timezone.now()
         evaluation.lease_until = None
         evaluation.save()
-        # Entries of one user are updated one ingest at a time (no lost counts, no duplicate rows).
-        get_user_model().objects.select_for_update().filter(pk=evaluation.submission.owner_id).first()
+        _serialize_owner(evaluation.submission.owner_id)
         update_entry(evaluation)
     return True
+
+
+def mark_reward_hack(evaluation: Evaluation, by_user: AbstractBaseUser, reason: str) -> Evaluation:
+    """After a review: the evaluation is a reward hack, so it stops counting for its owner."""
+    return _review_reward_hack(evaluation.pk, by_user, True, f"marked as a reward hack: {reason}")
+
+
+def clear_reward_hack(evaluation: Evaluation, by_user: AbstractBaseUser, reason: str) -> Evaluation:
+    """After a review: a false alarm, so the evaluation counts again. The evidence is kept."""
+    return _review_reward_hack(evaluation.pk, by_user, False, f"cleared the reward-hack mark: {reason}")
+
+
+def _review_reward_hack(evaluation_id: int, by_user: AbstractBaseUser, hack: bool, note: str) -> Evaluation:
+    with transaction.atomic():
+        evaluation = (Evaluation.objects.select_for_update(of=("self",)).select_related("submission")
+                      .get(pk=evaluation_id))
+        now = timezone.now()
+        evaluation.reward_hack = hack
+        evaluation.hack_reason = _noted(evaluation.hack_reason, by_user.get_username(), note, now)
+        evaluation.hack_marked_by, evaluation.hack_marked_at = by_user, now
+        evaluation.save(update_fields=["reward_hack", "hack_reason", "hack_marked_by", "hack_marked_at"])
+        submission = evaluation.submission
+        _serialize_owner(submission.owner_id)
+        recompute_entry(submission.problem_id, evaluation.hardware_id, submission.owner_id)
+    return evaluation
+
+
+def _serialize_owner(user_id: int) -> None:
+    """Entries of one user change one transaction at a time (no lost counts, no duplicate rows).
+    Callers lock the evaluation first, as ingest does, so the two can never deadlock."""
+    get_user_model().objects.select_for_update().filter(pk=user_id).first()
+
+
+def _hack_evidence(rows: list[Mapping[str, Any]], workloads: Mapping[str, Workload]) -> str:
+    """What the harness said about each REWARD_HACK workload, hidden ones unredacted (admins only)."""
+    lines = [f"- {row['uuid']} ({workloads[row['uuid']].visibility}): {row.get('message') or 'no message'}"
+             for row in rows]
+    return "\n".join([f"REWARD_HACK on {len(rows)} workload(s):", *lines])
+
+
+def _noted(history: str, who: str, note: str, when: datetime | None = None) -> str:
+    """The review history with one more dated entry at its end."""
+    stamp = (when or timezone.now()).strftime("%Y-%m-%d %H:%M:%S UTC")
+    return "\n\n".join(filter(None, [history, f"[{stamp}] {who}: {note}"]))
 
 
 def hidden_message(verdict: str) -> str:

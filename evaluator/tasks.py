@@ -1,5 +1,6 @@
-"""Celery tasks: `evaluate` runs one evaluation on this worker's hardware; `sweep` keeps the queue
-honest (reaper and dispatcher)."""
+"""Celery tasks: `evaluate` runs one evaluation on this worker's hardware, in the sandbox the settings
+name (a worker without one refuses to start unless trusted); `sweep` keeps the queue honest (reaper
+and dispatcher)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from celery import Task
+from celery.signals import worker_init
+from django.conf import settings
 
+import sandbox
 from evaluator.jobs import SolutionFiles, write_job
 from evaluator.report import build_report
 from evaluator.supervise import SuperviseOptions, run_harness
@@ -24,6 +28,28 @@ from . import services
 from .models import Evaluation
 
 log = logging.getLogger(__name__)
+UNSANDBOXED = ("SOLARENA_SANDBOX is none, so submitted code would run unconfined as this worker's "
+               "user. Set SOLARENA_SANDBOX=bubblewrap (with bubblewrap installed), or, only on a "
+               "machine that runs nothing but code you trust, set SOLARENA_TRUSTED_WORKER=1.")
+
+
+def sandbox_refusal() -> str | None:
+    """Why this worker may not run submitted code, or None when its sandbox settings allow it."""
+    try:
+        backend = sandbox.get_backend(settings.SOLARENA_SANDBOX)
+    except Exception as exc:  # an unknown name, or a sandbox this machine lacks
+        return f"SOLARENA_SANDBOX={settings.SOLARENA_SANDBOX} cannot be used: {exc}"
+    if backend.name == "none" and not settings.SOLARENA_TRUSTED_WORKER:
+        return UNSANDBOXED
+    return None
+
+
+@worker_init.connect
+def refuse_to_start_unsandboxed(**_: Any) -> None:
+    refusal = sandbox_refusal()
+    if refusal:
+        # Celery logs and swallows an Exception raised by a signal handler; SystemExit stops the worker.
+        raise SystemExit(f"solarena: this worker will not start: {refusal}")
 
 
 def worker_name(task: Task) -> str:
@@ -40,6 +66,12 @@ def evaluate(self: Task, evaluation_id: int) -> None:
         log.info("evaluation #%s: not claimed (taken, finished or gone)", evaluation_id)
         return
     log.info("evaluation #%s: claimed by %s", evaluation_id, worker)
+    # Checked at worker start as well; this also covers a task run outside such a worker.
+    refusal = sandbox_refusal()
+    if refusal:
+        log.error("evaluation #%s: refused: %s", evaluation_id, refusal)
+        services.fail(evaluation_id, f"the evaluator refused to run it: {refusal}", worker=worker)
+        return
     try:
         report = measure(evaluation, worker)
         if not services.ingest(evaluation_id, worker, report):
@@ -71,9 +103,21 @@ def measure(evaluation: Evaluation, worker: str) -> dict[str, Any]:
                   device="cpu" if cpu else "cuda")
         # The outcome's log is the solution's stderr and may quote hidden shapes: it is not logged.
         outcome = run_harness(job_dir, [w.uuid for w in workloads],
-                              SuperviseOptions(cpu_interpreter=cpu), progress=on_progress)
+                              supervise_options(cpu), progress=on_progress)
     return build_report(problem.definition, workloads, outcome, get_hardware(hardware.slug),
                         hardware.calibrated or None)
+
+
+def supervise_options(cpu: bool) -> SuperviseOptions:
+    return SuperviseOptions(
+        backend=settings.SOLARENA_SANDBOX,
+        memory_bytes=settings.SOLARENA_EVAL_MEMORY_BYTES,
+        max_processes=settings.SOLARENA_EVAL_MAX_PROCESSES,
+        max_open_files=settings.SOLARENA_EVAL_MAX_OPEN_FILES,
+        workload_seconds=settings.SOLARENA_WORKLOAD_SECONDS,
+        total_seconds=settings.SOLARENA_EVAL_SECONDS,
+        cpu_interpreter=cpu,
+    )
 
 
 @app.task(name="evaluator.tasks.sweep")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import dj_database_url
@@ -16,6 +17,10 @@ def env_str(name: str, default: str) -> str:
 
 def env_bool(name: str, default: bool) -> bool:
     return os.environ.get(name, str(default)).strip().lower() in ("1", "true", "yes", "on")
+
+
+def env_int(name: str, default: int) -> int:
+    return int(os.environ.get(name, default))
 
 
 def env_list(name: str, default: str) -> list[str]:
@@ -109,7 +114,17 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 
 # Evaluations: how long a claim holds before the reaper may take it back, and how often it may be
 # retried after a worker vanished.
-EVALUATION_LEASE_SECONDS = int(env_str("EVALUATION_LEASE_SECONDS", "300"))
-EVALUATION_MAX_ATTEMPTS = int(env_str("EVALUATION_MAX_ATTEMPTS", "3"))
+EVALUATION_LEASE_SECONDS = env_int("EVALUATION_LEASE_SECONDS", 300)
+EVALUATION_MAX_ATTEMPTS = env_int("EVALUATION_MAX_ATTEMPTS", 3)
 # A queued evaluation whose message was sent this long ago without being claimed is sent again.
-DISPATCH_RESEND_SECONDS = int(env_str("DISPATCH_RESEND_SECONDS", "120"))
+DISPATCH_RESEND_SECONDS = env_int("DISPATCH_RESEND_SECONDS", 120)
+
+# Workers: the sandbox submitted code runs in (a name from sandbox.BACKENDS) and its limits. "none"
+# runs it as the worker's own user, so a worker refuses to start with it unless declared trusted.
+SOLARENA_SANDBOX = env_str("SOLARENA_SANDBOX", "bubblewrap" if shutil.which("bwrap") else "none")
+SOLARENA_TRUSTED_WORKER = env_bool("SOLARENA_TRUSTED_WORKER", False)
+SOLARENA_EVAL_MEMORY_BYTES = env_int("SOLARENA_EVAL_MEMORY_BYTES", 32 << 30)
+SOLARENA_EVAL_MAX_PROCESSES = env_int("SOLARENA_EVAL_MAX_PROCESSES", 64)
+SOLARENA_EVAL_MAX_OPEN_FILES = env_int("SOLARENA_EVAL_MAX_OPEN_FILES", 4096)
+SOLARENA_WORKLOAD_SECONDS = env_int("SOLARENA_WORKLOAD_SECONDS", 60)
+SOLARENA_EVAL_SECONDS = env_int("SOLARENA_EVAL_SECONDS", 1800)

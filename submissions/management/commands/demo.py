@@ -8,6 +8,7 @@ is one, else the CPU interpreter) and the web server on 127.0.0.1, and prints it
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -103,13 +104,18 @@ def _local_hardware() -> str:
 
 
 def _start_worker(hardware: Hardware) -> subprocess.Popen[bytes]:
+    env = os.environ.copy()
+    if shutil.which("bwrap") is None:
+        # Without bubblewrap the worker has no sandbox and refuses to start unless trusted; the
+        # demo's worker runs only what its own user submits on their own machine.
+        env["SOLARENA_TRUSTED_WORKER"] = "1"
     return _start([sys.executable, "-m", "celery", "-A", "solarena.celery", "worker", "-Q", hardware.queue,
                    "-P", "solo", "-c", "1", "--without-gossip", "--without-mingle", "-l", "info"],
-                  "worker")
+                  "worker", env)
 
 
-def _start(argv: list[str], name: str) -> subprocess.Popen[bytes]:
+def _start(argv: list[str], name: str, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
     """A background process of the demo, its output in var/<name>.log."""
     log = open(Path(settings.VAR_DIR) / f"{name}.log", "ab")  # kept open while the process runs
-    return subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, env=os.environ.copy(),
+    return subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, env=env or os.environ.copy(),
                             cwd=settings.BASE_DIR)
