@@ -72,8 +72,10 @@ def write_job(
     seed: int,
     device: str = "auto",
     options: Mapping[str, Any] | None = None,
-) -> None:
-    """Lay out job_dir/{job.json, problem/, solution/} for `python -m evaluator.harness`."""
+) -> Path:
+    """Lay out job_dir/{problem/, solution/} for `python -m evaluator.harness`, and the job's spec
+    (with the secret seed and the hidden workloads) beside it, outside what the solution can read.
+    Returns the spec's path."""
     definition = problem.definition
     problem_dir = job_dir / "problem"
     solution_dir = job_dir / "solution"
@@ -100,7 +102,14 @@ def write_job(
         "device": device,
         "options": dict(options or {}),
     }
-    (job_dir / "job.json").write_text(json.dumps(job, indent=1), encoding="utf-8")
+    path = spec_path(job_dir)
+    path.write_text(json.dumps(job, indent=1), encoding="utf-8")
+    return path
+
+
+def spec_path(job_dir: Path) -> Path:
+    """Where the job's spec lives: next to the job directory, never inside it."""
+    return job_dir.with_name(job_dir.name + ".spec.json")
 
 
 def _safe_relative(value: Any, where: str) -> str:

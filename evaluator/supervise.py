@@ -18,9 +18,9 @@ from typing import Any
 
 import sandbox
 from evaluator.harness import status
+from evaluator.jobs import spec_path
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
-RESULTS = "results.jsonl"
 
 
 @dataclass(frozen=True)
@@ -57,7 +57,8 @@ def run_harness(
     """Run the harness on job_dir until every workload in uuids has a verdict."""
     outcome = HarnessOutcome()
     backend = sandbox.get_backend(options.backend)
-    results_path = job_dir / RESULTS
+    spec = spec_path(job_dir).read_bytes()
+    results_path = results_path_for(job_dir)  # outside the job directory: the solution cannot forge it
     deadline = time.monotonic() + options.total_seconds
     while True:
         remaining = [u for u in uuids if u not in outcome.results]
@@ -75,10 +76,9 @@ def run_harness(
             break
         outcome.attempts += 1
         watcher = _Watcher(results_path, options, progress)
-        argv = [options.python, "-m", "evaluator.harness", str(job_dir), "--out", str(results_path),
-                "--skip", *outcome.results]
-        run = backend.run(argv, job_dir, sandbox.Limits(wall_seconds=left), _environment(job_dir, options),
-                          watchdog=watcher.stalled)
+        argv = [options.python, "-m", "evaluator.harness", str(job_dir), "--skip", *outcome.results]
+        run = backend.run(argv, job_dir, _limits(options, left), _environment(job_dir, options),
+                          watchdog=watcher.stalled, stdin_data=spec, stdout_path=results_path)
         watcher.read_new()
         outcome.environment = watcher.environment or outcome.environment
         outcome.results.update(watcher.results)
@@ -98,6 +98,10 @@ def run_harness(
             reason = _died_verdict(run, watcher, options)
             for uuid in remaining:
                 outcome.results[uuid] = reason
+        elif watcher.loading_since is not None:  # reloading after a death: give the next one the verdict
+            following = [u for u in remaining if u not in outcome.results]
+            if following:
+                outcome.results[following[0]] = _died_verdict(run, watcher, options)
     return outcome
 
 
@@ -111,6 +115,7 @@ class _Watcher:
         self.current: str | None = None
         self.current_since = self.started
         self.started_any = False
+        self.loading_since: float | None = None
         self.results: dict[str, dict[str, Any]] = {}
         self.environment: dict[str, Any] = {}
         self.solution_error: str | None = None
@@ -122,7 +127,8 @@ class _Watcher:
         if self.current is not None and now - self.current_since > self.options.workload_seconds:
             self.reason = f"the workload did not finish within {self.options.workload_seconds:.0f} s"
             return True
-        if not self.started_any and now - self.started > self.options.startup_seconds:
+        loading_since = self.started if not self.started_any else self.loading_since
+        if loading_since is not None and now - loading_since > self.options.startup_seconds:
             self.reason = f"the solution did not load within {self.options.startup_seconds:.0f} s"
             return True
         return False
@@ -148,6 +154,10 @@ class _Watcher:
             self.environment = {k: v for k, v in event.items() if k != "event"}
         elif kind == "solution":
             self.solution_error = str(event.get("message", ""))
+        elif kind == "loading":
+            self.loading_since = time.monotonic()
+        elif kind == "loaded":
+            self.loading_since = None
         elif kind == "start":
             self.current, self.current_since, self.started_any = event["uuid"], time.monotonic(), True
         elif kind == "workload":
@@ -157,9 +167,20 @@ class _Watcher:
             self.progress(event)
 
 
+def results_path_for(job_dir: Path) -> Path:
+    return job_dir.with_name(job_dir.name + ".results.jsonl")
+
+
+def _limits(options: SuperviseOptions, wall_seconds: float) -> sandbox.Limits:
+    return sandbox.Limits(wall_seconds=wall_seconds, memory_bytes=options.memory_bytes,
+                          max_processes=options.max_processes, max_open_files=options.max_open_files)
+
+
 def _died_verdict(run: sandbox.RunResult, watcher: _Watcher, options: SuperviseOptions) -> dict[str, Any]:
     if run.ended_by in ("timeout", "watchdog"):
         return _verdict(status.TIMEOUT, watcher.reason or "the evaluation's time limit was reached")
+    if run.ended_by in ("memory", "processes"):
+        return _verdict(status.RUNTIME_ERROR, run.reason)
     if run.signal:
         how = f"the process was killed by signal {run.signal}"
     else:

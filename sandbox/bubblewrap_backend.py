@@ -1,6 +1,8 @@
-"""The `bubblewrap` backend: the harness in new namespaces (no network, its own PIDs and IPC), a
-read-only view of the system, a private /tmp, only the job directory writable, GPU device nodes
-passed through where present, and an environment holding only what the harness needs.
+"""The `bubblewrap` backend: the harness in new namespaces (no network, its own PIDs, IPC and
+users, no capabilities), a read-only view of the system directories only (no home directories,
+no project tree beyond the harness package, no /var, /srv or /work), a private /tmp, the job
+directory writable except its problem/ part, GPU device nodes passed through where present, and
+an environment holding only what the harness needs.
 
 Limits and the wall clock are the subprocess backend's; bwrap is the command's prefix, and the
 sandboxed tree dies with it (--die-with-parent, and the PID namespace's init is its child).
@@ -10,12 +12,20 @@ from __future__ import annotations
 
 import glob
 import os
+import resource
 import shutil
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from .base import Limits
 from .subprocess_backend import SubprocessBackend
+
+SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/etc", "/sys")
+HARNESS_PACKAGE = Path(__file__).resolve().parent.parent / "evaluator"
+# Tasks (processes and threads) of the sandbox's user: a hard stop for fork bombs behind the
+# process-count watch, high enough for torch's thread pools.
+TASK_LIMIT = 4096
 
 
 class BubblewrapUnavailable(RuntimeError):
@@ -24,6 +34,7 @@ class BubblewrapUnavailable(RuntimeError):
 
 class BubblewrapBackend(SubprocessBackend):
     name = "bubblewrap"
+    own_processes = 2  # bwrap and the PID namespace's init
 
     def __init__(self) -> None:
         bwrap = shutil.which("bwrap")
@@ -32,22 +43,18 @@ class BubblewrapBackend(SubprocessBackend):
         self.bwrap = bwrap
 
     def command(self, argv: Sequence[str], job_dir: Path, env: Mapping[str, str]) -> list[str]:
-        job = str(Path(job_dir).resolve())
-        prefix = [
-            self.bwrap,
-            "--ro-bind", "/", "/",
-            "--dev", "/dev",
-            "--proc", "/proc",
-            "--tmpfs", "/tmp",
-        ]
-        # The private /tmp hides whatever lives under /tmp outside: show the interpreter and the
-        # code the command needs again, read-only.
-        for path in _code_paths(argv, env):
+        job = Path(job_dir).resolve()
+        prefix = [self.bwrap, "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+        for path in _readable_paths(argv, env):  # after the private /tmp, which would hide them
             prefix += ["--ro-bind", path, path]
+        prefix += ["--bind", str(job), str(job)]
+        if (job / "problem").is_dir():
+            prefix += ["--ro-bind", str(job / "problem"), str(job / "problem")]
         prefix += [
-            "--bind", job, job,
-            "--chdir", job,
+            "--remount-ro", "/",  # the skeleton bwrap builds the view on
+            "--chdir", str(job),
             "--unshare-all",
+            "--cap-drop", "ALL",
             "--die-with-parent",
             "--new-session",
             "--clearenv",
@@ -61,12 +68,25 @@ class BubblewrapBackend(SubprocessBackend):
     def environment(self, env: Mapping[str, str]) -> dict[str, str]:
         return {}  # bwrap starts from nothing (--clearenv) and sets the job's variables itself
 
+    def rlimits(self, limits: Limits) -> list[tuple[int, int]]:
+        return [*super().rlimits(limits), (resource.RLIMIT_NPROC, TASK_LIMIT)]
 
-def _code_paths(argv: Sequence[str], env: Mapping[str, str]) -> list[str]:
-    candidates = {sys.prefix, sys.base_prefix}
+
+def _readable_paths(argv: Sequence[str], env: Mapping[str, str]) -> list[str]:
+    """System directories, the Python installation, CUDA, and of the project only the harness."""
+    paths = {p for p in SYSTEM_DIRS if os.path.isdir(p)}
+    paths.update({sys.prefix, sys.base_prefix, os.path.realpath(sys.prefix)})
     if argv:
         executable = shutil.which(argv[0]) or argv[0]
-        candidates.add(str(Path(os.path.realpath(executable)).parent.parent))
-        candidates.add(str(Path(executable).absolute().parent.parent))
-    candidates.update(p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p)
-    return sorted(p for p in candidates if p.startswith("/tmp/") and Path(p).exists())
+        paths.add(str(Path(os.path.realpath(executable)).parent.parent))
+        paths.add(str(Path(executable).absolute().parent.parent))
+    if env.get("CUDA_HOME"):
+        paths.add(env["CUDA_HOME"])
+    paths.add(str(HARNESS_PACKAGE / "__init__.py"))
+    paths.add(str(HARNESS_PACKAGE / "harness"))
+    existing = sorted(p for p in paths if os.path.exists(p))
+    # A path inside another one already bound adds nothing, except the harness, which lives inside
+    # a project tree that is deliberately not bound.
+    return [p for p in existing
+            if not any(p != q and p.startswith(q.rstrip("/") + "/") for q in existing)
+            or p.startswith(str(HARNESS_PACKAGE))]

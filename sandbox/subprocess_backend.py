@@ -1,24 +1,33 @@
-"""The `none` backend: a plain child process in its own session, with rlimits and a wall clock.
+"""The `none` backend: a plain child process in its own session, with rlimits, a wall clock, and a
+watch on the memory and the number of processes of its whole tree.
 
-It isolates crashes and hangs, not malicious code: for a researcher's own machine only.
+It isolates crashes, hangs and bombs, not malicious code: for a researcher's own machine only.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import resource
 import signal
 import subprocess
 import tempfile
+import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
+from typing import IO
 
-from .base import OUTPUT_CAP, Limits, RunResult, Watchdog
+from .base import OUTPUT_CAP, Limits, RunResult, Watchdog, describe_bytes
+from .process_tree import tree_usage
+
+POLL_SECONDS = 0.1
 
 
 class SubprocessBackend:
     name = "none"
+    # Processes of the backend itself in the tree (bubblewrap's own), not counted against limits.
+    own_processes = 0
 
     def run(
         self,
@@ -27,36 +36,51 @@ class SubprocessBackend:
         limits: Limits,
         env: Mapping[str, str],
         watchdog: Watchdog | None = None,
+        *,
+        stdin_data: bytes = b"",
+        stdout_path: Path | None = None,
     ) -> RunResult:
         started = time.monotonic()
-        with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        rlimits = self.rlimits(limits)
+        with tempfile.TemporaryFile() as captured, tempfile.TemporaryFile() as err, \
+                _output(stdout_path, captured) as out:
             proc = subprocess.Popen(
                 self.command(argv, job_dir, env), cwd=job_dir, env=self.environment(env),
-                stdout=out, stderr=err,
-                stdin=subprocess.DEVNULL, start_new_session=True,
-                preexec_fn=lambda: _apply_limits(limits),
+                stdout=out, stderr=err, stdin=subprocess.PIPE, start_new_session=True,
+                preexec_fn=lambda: _apply(rlimits),
             )
-            ended_by = "exit"
+            threading.Thread(target=_feed, args=(proc.stdin, stdin_data), daemon=True).start()
+            ended_by, reason = "exit", ""
             while proc.poll() is None:
-                if time.monotonic() - started > limits.wall_seconds:
-                    ended_by = "timeout"
-                elif watchdog is not None and watchdog():
-                    ended_by = "watchdog"
+                ended_by, reason = self._check(proc, started, limits, watchdog)
                 if ended_by != "exit":
                     _kill_group(proc)
                     break
-                time.sleep(0.2)
+                time.sleep(POLL_SECONDS)
             code = proc.wait()
             _kill_group(proc)  # anything the command left behind in its session
             return RunResult(
                 exit_code=code if code >= 0 else None,
-                stdout=_tail(out),
+                stdout="" if stdout_path else _tail(captured),
                 stderr=_tail(err),
                 wall_seconds=time.monotonic() - started,
                 ended_by=ended_by,
                 signal=-code if code < 0 else None,
+                reason=reason,
             )
 
+    def _check(self, proc: subprocess.Popen[bytes], started: float, limits: Limits,
+               watchdog: Watchdog | None) -> tuple[str, str]:
+        if time.monotonic() - started > limits.wall_seconds:
+            return "timeout", f"the time limit of {limits.wall_seconds:.0f} s was reached"
+        usage = tree_usage(proc.pid)
+        if limits.max_processes and usage.processes > limits.max_processes + self.own_processes:
+            return "processes", f"the process limit of {limits.max_processes} was reached"
+        if limits.memory_bytes and usage.rss_bytes > limits.memory_bytes:
+            return "memory", f"the memory limit of {describe_bytes(limits.memory_bytes)} was reached"
+        if watchdog is not None and watchdog():
+            return "watchdog", ""
+        return "exit", ""
 
     def command(self, argv: Sequence[str], job_dir: Path, env: Mapping[str, str]) -> list[str]:
         return list(argv)
@@ -64,17 +88,42 @@ class SubprocessBackend:
     def environment(self, env: Mapping[str, str]) -> dict[str, str]:
         return dict(env)
 
+    def rlimits(self, limits: Limits) -> list[tuple[int, int]]:
+        result = []
+        if limits.cpu_seconds:
+            result.append((resource.RLIMIT_CPU, int(limits.cpu_seconds)))
+        if limits.max_open_files:
+            result.append((resource.RLIMIT_NOFILE, limits.max_open_files))
+        return result
 
-def _apply_limits(limits: Limits) -> None:
-    if limits.cpu_seconds:
-        cpu = int(limits.cpu_seconds)
-        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 5))
-    if limits.memory_bytes:
-        resource.setrlimit(resource.RLIMIT_AS, (limits.memory_bytes, limits.memory_bytes))
-    if limits.max_open_files:
-        resource.setrlimit(resource.RLIMIT_NOFILE, (limits.max_open_files, limits.max_open_files))
-    if limits.max_processes:
-        resource.setrlimit(resource.RLIMIT_NPROC, (limits.max_processes, limits.max_processes))
+
+def _apply(rlimits: list[tuple[int, int]]) -> None:
+    for which, value in rlimits:
+        resource.setrlimit(which, (value, value))
+
+
+def _feed(pipe: IO[bytes] | None, data: bytes) -> None:
+    if pipe is None:
+        return
+    try:
+        pipe.write(data)
+    except (BrokenPipeError, OSError):
+        pass
+    finally:
+        try:
+            pipe.close()
+        except OSError:
+            pass
+
+
+@contextlib.contextmanager
+def _output(path: Path | None, captured: IO[bytes]) -> Iterator[IO[bytes]]:
+    """Standard output to path (appending, for a live reader) or to the captured file."""
+    if path is None:
+        yield captured
+        return
+    with open(path, "ab") as handle:
+        yield handle
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:
@@ -85,8 +134,8 @@ def _kill_group(proc: subprocess.Popen[bytes]) -> None:
     proc.wait()
 
 
-def _tail(handle: object) -> str:
-    handle.seek(0, os.SEEK_END)  # type: ignore[attr-defined]
-    size = handle.tell()  # type: ignore[attr-defined]
-    handle.seek(max(0, size - OUTPUT_CAP))  # type: ignore[attr-defined]
-    return handle.read().decode("utf-8", errors="replace")  # type: ignore[attr-defined]
+def _tail(handle: IO[bytes]) -> str:
+    handle.seek(0, os.SEEK_END)
+    size = handle.tell()
+    handle.seek(max(0, size - OUTPUT_CAP))
+    return handle.read().decode("utf-8", errors="replace")

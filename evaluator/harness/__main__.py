@@ -1,38 +1,65 @@
-"""Entry point: python -m evaluator.harness JOB_DIR --out RESULTS.jsonl [--skip UUID ...]
+"""Entry point: python -m evaluator.harness JOB_DIR [--skip UUID ...] < SPEC.json > RESULTS.jsonl
 
-Writes one JSON object a line to the results file as it goes (environment, start and result of
-each workload, done), so whoever supervises the run knows how far it got if it dies.
+The job's spec (definition, workloads, the run's secret seed, options) comes on standard input and
+never touches the job directory, which the solution can read. Events go to standard output, one
+JSON object a line, as the run goes (environment, start and result of each workload, done), so
+whoever supervises the run knows how far it got if it dies.
+
+This process is the reporter. Before anything else it takes standard output for itself (the
+solution's process, started later, inherits standard error in its place) and makes itself
+non-dumpable, so the solution's process can neither write on the results channel nor read this
+process's memory through /proc.
 """
 
 from __future__ import annotations
 
 import argparse
+import ctypes
 import json
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
+
+PR_SET_DUMPABLE = 4
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m evaluator.harness")
     parser.add_argument("job_dir", type=Path)
-    parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--skip", nargs="*", default=[], help="workload uuids already done")
     args = parser.parse_args(argv)
+    channel = _take_stdout()
+    _not_dumpable()
+    spec = json.loads(sys.stdin.buffer.read())
 
-    from .runner import Job, run_job  # after argument parsing: importing torch is slow
+    from .runner import Job, run_job  # after the channel is private: importing torch is slow
 
-    job = Job.load(args.job_dir)
-    with open(args.out, "a", encoding="utf-8") as out:
+    job = Job.from_spec(spec, args.job_dir.resolve())
+    del spec
 
-        def emit(event: dict[str, Any]) -> None:
-            out.write(json.dumps(_finite(event), allow_nan=False, default=str) + "\n")
-            out.flush()
-            os.fsync(out.fileno())
+    def emit(event: dict[str, Any]) -> None:
+        channel.write(json.dumps(_finite(event), allow_nan=False, default=str) + "\n")
+        channel.flush()
 
-        run_job(job, emit, skip=args.skip)
+    run_job(job, emit, skip=args.skip)
     return 0
+
+
+def _take_stdout() -> IO[str]:
+    """A private, non-inheritable copy of fd 1 for the results; fd 1 itself becomes stderr."""
+    sys.stdout.flush()
+    channel = os.fdopen(os.dup(1), "w", encoding="utf-8")  # os.dup is non-inheritable
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    return channel
+
+
+def _not_dumpable() -> None:
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
 
 
 def _finite(value: Any) -> Any:

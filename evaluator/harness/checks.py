@@ -55,6 +55,12 @@ def check_outputs(
 
 
 def check_tensor(out: Any, ref: torch.Tensor, spec: TensorSpec, tol: Tolerance) -> CheckResult:
+    form = check_structure(out, spec, tuple(ref.shape), ref.device)
+    return form if not form.ok else compare_values(out, ref, spec.name, tol)
+
+
+def check_structure(out: Any, spec: TensorSpec, shape: tuple[int, ...], device: torch.device) -> CheckResult:
+    """An output must be exactly a torch.Tensor with real storage, of the right device, shape, dtype."""
     name = spec.name
     if type(out) is not torch.Tensor:
         kind = type(out).__module__ + "." + type(out).__qualname__
@@ -63,17 +69,18 @@ def check_tensor(out: Any, ref: torch.Tensor, spec: TensorSpec, tol: Tolerance) 
                                f"output {name!r} is a {kind}, a subclass of torch.Tensor; "
                                "outputs must be plain tensors")
         return CheckResult(status.INCORRECT_DTYPE, f"output {name!r} is a {kind}, not a tensor")
-    if out.device != ref.device or out.is_meta:
-        return CheckResult(status.RUNTIME_ERROR,
-                           f"output {name!r} is on {out.device}, expected {ref.device}")
-    if tuple(out.shape) != tuple(ref.shape):
+    if out.device.type != device.type or (device.index is not None and out.device.index != device.index):
+        return CheckResult(status.RUNTIME_ERROR, f"output {name!r} is on {out.device}, expected {device}")
+    if out.numel() and out.untyped_storage().data_ptr() == 0:
+        return CheckResult(status.REWARD_HACK, f"output {name!r} has no real storage")
+    if tuple(out.shape) != shape:
         return CheckResult(status.INCORRECT_SHAPE,
-                           f"output {name!r} has shape {tuple(out.shape)}, expected {tuple(ref.shape)}")
+                           f"output {name!r} has shape {tuple(out.shape)}, expected {shape}")
     if out.dtype != torch_dtype(spec.dtype):
         return CheckResult(status.INCORRECT_DTYPE,
                            f"output {name!r} has dtype {str(out.dtype).removeprefix('torch.')}, "
                            f"expected {spec.dtype}")
-    return compare_values(out, ref, name, tol)
+    return CheckResult(status.PASSED)
 
 
 def compare_values(out: torch.Tensor, ref: torch.Tensor, name: str, tol: Tolerance) -> CheckResult:

@@ -1,11 +1,14 @@
-"""Running a job: per workload, correctness rounds on fresh inputs, then timing of the solution,
-the reference and the baseline on fresh inputs, every timed output checked. One failing workload
-never stops the others."""
+"""The reporter: runs a job against the solution's process. Per workload it sends seeds for
+correctness rounds and timed calls, checks every output the solution copied into the shared
+buffers against the reference computed here on its own inputs, times the reference and the
+baseline itself, and reports. It never imports the solution. One failing workload never stops
+the others."""
 
 from __future__ import annotations
 
 import gc
-import json
+import tempfile
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,27 +19,13 @@ import torch
 from . import status
 from .checks import CheckResult, as_output_list, check_outputs
 from .environment import describe
-from .inputs import (
-    InputError,
-    clone_args,
-    derive_seed,
-    empty_outputs,
-    make_inputs,
-    scrub,
-    torch_dtype,
-)
-from .modules import (
-    LoadedSolution,
-    SolutionLoadError,
-    describe_exception,
-    import_file,
-    is_compile_error,
-    load_solution,
-)
+from .inputs import InputError, derive_seed, empty_outputs, make_inputs, scrub, torch_dtype
+from .modules import describe_exception, import_file
 from .problem import Definition, Tolerance, Workload, definition_from_json, workload_from_json
-from .timing import Timing, TimingOptions, time_callable
+from .solution_process import SolutionDied, SolutionProcess
+from .timing import Sample, Timing, TimingOptions, measure, time_callable
 
-POOL_BYTES = 2 << 30  # memory for the distinct input sets the timed calls cycle through
+HOST_SLACK_MS = 1.0  # reply latency allowance when bounding reported times by the reporter's clock
 
 
 @dataclass
@@ -51,14 +40,12 @@ class Job:
     timing: TimingOptions
     time_reference: bool = True
     time_baseline: bool = True
-    pool_size: int = 4
 
     @classmethod
-    def load(cls, directory: Path) -> Job:
-        data = json.loads((directory / "job.json").read_text(encoding="utf-8"))
-        definition = definition_from_json(data["definition"], "job.json")
+    def from_spec(cls, data: dict[str, Any], directory: Path) -> Job:
+        definition = definition_from_json(data["definition"], "job")
         workloads = [
-            workload_from_json(w, definition, f"job.json workload {i}", base_dir=directory / "problem",
+            workload_from_json(w, definition, f"job workload {i}", base_dir=directory / "problem",
                                visibility=w.get("visibility", "visible"), smoke=w.get("smoke", False))
             for i, w in enumerate(data["workloads"])
         ]
@@ -76,7 +63,6 @@ class Job:
             timing=TimingOptions.for_device(device, options.get("timing")),
             time_reference=bool(options.get("time_reference", True)),
             time_baseline=bool(options.get("time_baseline", True)),
-            pool_size=int(options.get("pool_size", 2 if cpu else 8)),
         )
 
 
@@ -88,154 +74,237 @@ def pick_device(name: str) -> torch.device:
     return torch.device(name)
 
 
-class TimedCallFailed(Exception):
-    def __init__(self, result: CheckResult) -> None:
-        super().__init__(result.message)
-        self.result = result
+class CallFailed(Exception):
+    def __init__(self, verdict: str, message: str) -> None:
+        super().__init__(message)
+        self.verdict, self.message = verdict, message
 
 
 Emit = Callable[[dict[str, Any]], None]
 
 
+@dataclass
+class ProblemCode:
+    reference: Callable[..., Any]
+    baseline: Callable[..., Any] | None
+    custom: Callable[..., Any] | None
+
+
+def load_problem_code(job: Job) -> ProblemCode:
+    """Import the reference and baseline from the job's spec, not from files the solution could
+    have rewritten; Triton needs real files, so they go to a directory of the reporter's own."""
+    private = Path(tempfile.mkdtemp(prefix="solarena-problem-"))
+    (private / "reference.py").write_text(job.definition.reference, encoding="utf-8")
+    reference = import_file(private / "reference.py", "solarena_reference")
+    baseline = None
+    if job.definition.baseline is not None:
+        (private / "baseline.py").write_text(job.definition.baseline, encoding="utf-8")
+        baseline = import_file(private / "baseline.py", "solarena_baseline").run
+    entry = job.definition.custom_inputs_entrypoint
+    return ProblemCode(reference.run, baseline, getattr(reference, entry) if entry else None)
+
+
 def run_job(job: Job, emit: Emit, skip: Iterable[str] = ()) -> None:
     emit({"event": "environment", **describe(job.device)})
-    problem_dir = job.directory / "problem"
-    reference = import_file(problem_dir / "reference.py", "solarena_reference")
-    baseline_file = problem_dir / "baseline.py"
-    baseline = import_file(baseline_file, "solarena_baseline").run if baseline_file.is_file() else None
-    custom = (getattr(reference, job.definition.custom_inputs_entrypoint)
-              if job.definition.custom_inputs_entrypoint else None)
-    try:
-        solution: LoadedSolution | None = load_solution(job.solution_path)
-        load_error = ""
-    except SolutionLoadError as exc:
-        solution, load_error = None, str(exc)
-        emit({"event": "solution", "status": status.COMPILE_ERROR, "message": load_error})
+    code = load_problem_code(job)
     skipped = set(skip)
+    process: SolutionProcess | None = None
+    load_failure: dict[str, Any] | None = None
     for workload in job.workloads:
         if workload.uuid in skipped:
             continue
+        if process is None and load_failure is None:
+            emit({"event": "loading"})
+            process, load_failure = start_solution(job)
+            emit({"event": "loaded"})
+            if load_failure is not None:
+                emit({"event": "solution", **load_failure})
         emit({"event": "start", "uuid": workload.uuid})
-        if solution is None:
-            result = {"status": status.COMPILE_ERROR, "message": load_error}
+        if process is None:
+            result = dict(load_failure or {})
         else:
-            runner = WorkloadRun(job, workload, solution, reference.run, baseline, custom)
-            result = runner.run()
+            try:
+                result = WorkloadRun(job, workload, process, code).run()
+            except SolutionDied as exc:
+                result = {"status": status.RUNTIME_ERROR, "message": str(exc)}
+                process.close()
+                process = None  # a fresh process for the next workload
         emit({"event": "workload", "uuid": workload.uuid, **result})
         _release(job.device)
+    if process is not None:
+        process.close()
     emit({"event": "done"})
+
+
+def start_solution(job: Job) -> tuple[SolutionProcess | None, dict[str, Any] | None]:
+    process = SolutionProcess()
+    try:
+        reply = process.request("load", definition=job.definition.to_json(), device=str(job.device),
+                                problem_dir=str(job.directory / "problem"),
+                                solution=str(job.solution_path))
+    except SolutionDied as exc:
+        process.close()
+        return None, {"status": status.RUNTIME_ERROR, "message": f"while importing the solution: {exc}"}
+    if not reply.get("ok"):
+        process.close()
+        verdict = reply.get("status")
+        return None, {"status": verdict if verdict in status.ALL else status.COMPILE_ERROR,
+                      "message": str(reply.get("message", ""))[:2000]}
+    return process, None
 
 
 class WorkloadRun:
     """Correctness and timing of one workload."""
 
-    def __init__(
-        self,
-        job: Job,
-        workload: Workload,
-        solution: LoadedSolution,
-        reference: Callable[..., Any],
-        baseline: Callable[..., Any] | None,
-        custom: Callable[..., Any] | None,
-    ) -> None:
-        self.job, self.workload, self.solution = job, workload, solution
-        self.reference, self.baseline, self.custom = reference, baseline, custom
+    def __init__(self, job: Job, workload: Workload, process: SolutionProcess, code: ProblemCode) -> None:
+        self.job, self.workload, self.process, self.code = job, workload, process, code
         self.definition = job.definition
         self.axes = self.definition.resolve_axes(workload.axes)
         self.specs = list(self.definition.outputs.values())
         self.tolerance: Tolerance = workload.tolerance
+        slots = max(job.timing.batch, job.timing.warmup, 1)
+        self.buffers = self.shared_buffers(slots)
 
     def run(self) -> dict[str, Any]:
+        self.process.request("workload", workload=self.workload.to_json(), buffers=self.buffers)
         try:
-            failure, correctness = self.check_rounds()
+            correctness = self.check_rounds()
+            timing = measure(self.solution_batch, self.job.timing, self.clock)
+        except CallFailed as exc:
+            return {"status": exc.verdict, "message": exc.message}
         except InputError as exc:
             return {"status": status.INVALID_REFERENCE, "message": f"input generation: {exc}"}
-        if failure is not None:
-            return failure
-        out: dict[str, Any] = {"status": status.PASSED, "message": "", "correctness": correctness}
-        pool = self.timing_pool()
-        expected: dict[int, list[torch.Tensor]] = {}
+        out: dict[str, Any] = {"status": status.PASSED, "message": "", "correctness": correctness,
+                               "latency_ms": timing.latency_ms, "timing": timing.to_json()}
+        self.time_problem_code(out)
+        return out
 
-        def expected_for(i: int) -> list[torch.Tensor]:
-            slot = i % len(pool)
-            if slot not in expected:
-                expected[slot] = self.reference_outputs(clone_args(pool[slot]))
-            return expected[slot]
+    @property
+    def clock(self) -> str:
+        return "gpu_activity" if self.job.device.type == "cuda" else "host"
 
+    # ------------------------------------------------------------ the solution
+
+    def check_rounds(self) -> dict[str, Any]:
+        worst_ratio, worst_err = 1.0, 0.0
+        for round_index in range(self.job.correctness_rounds):
+            seed = self.seed("check", round_index)
+            reply = self.process.request("call", seeds=[seed], timed=False)
+            self.raise_failure(reply, f"round {round_index + 1}")
+            check = self.verify_slot(0, seed)
+            if not check.ok:
+                raise CallFailed(check.status, f"round {round_index + 1}: {check.message}")
+            worst_ratio = min(worst_ratio, check.matched_ratio or 1.0)
+            worst_err = max(worst_err, check.max_abs_error or 0.0)
+        return {"rounds": self.job.correctness_rounds, "max_abs_error": worst_err,
+                "min_matched_ratio": worst_ratio}
+
+    def solution_batch(self, first: int, count: int, timed: bool) -> list[Sample]:
+        seeds = [self.seed("time", first + j) for j in range(count)]
+        started = time.perf_counter()
+        reply = self.process.request("call", seeds=seeds, timed=timed)
+        observed_ms = (time.perf_counter() - started) * 1e3
+        self.raise_failure(reply, "a timed call" if timed else "a warm-up call")
+        samples = self.reported_samples(reply, count, observed_ms) if timed else []
+        for j, seed in enumerate(seeds):
+            check = self.verify_slot(j, seed)
+            if not check.ok:
+                raise CallFailed(check.status, f"a timed call returned a wrong result: {check.message}")
+        return samples
+
+    def reported_samples(self, reply: dict[str, Any], count: int, observed_ms: float) -> list[Sample]:
+        """The solution's process reports its own times: they must be well-formed and fit inside
+        what the reporter saw from outside."""
+        raw = reply.get("samples")
         try:
-            return self.time_all(out, pool, expected_for)
+            if not isinstance(raw, list) or len(raw) != count:
+                raise ValueError(f"{count} timing samples were expected")
+            samples = [Sample.from_json(s) for s in raw]
+        except ValueError as exc:
+            raise CallFailed(status.REWARD_HACK, f"malformed timing report: {exc}") from None
+        total = sum(s.host_ms for s in samples)
+        if total > observed_ms + HOST_SLACK_MS:
+            raise CallFailed(status.REWARD_HACK, "the reported times exceed the time the calls took "
+                             "as seen from outside: the timing report was tampered with")
+        for s in samples:
+            if s.gpu_ms is not None and s.gpu_ms > s.host_ms + HOST_SLACK_MS:
+                raise CallFailed(status.REWARD_HACK, "a GPU time longer than its call's host window "
+                                 "was reported: the timing report was tampered with")
+        if observed_ms > HOST_SLACK_MS * 10 and total < observed_ms * 1e-3 and all(
+            s.gpu_ms is None for s in samples
+        ):
+            raise CallFailed(status.REWARD_HACK, "the reported host times are a thousandth of the "
+                             "time the calls took as seen from outside")
+        return samples
+
+    def raise_failure(self, reply: dict[str, Any], when: str) -> None:
+        failure = reply.get("failure")
+        if failure is None:
+            return
+        verdict = failure.get("status") if isinstance(failure, dict) else None
+        if verdict not in status.ALL or verdict == status.PASSED:
+            raise CallFailed(status.REWARD_HACK, f"{when}: the solution's process sent a malformed verdict")
+        raise CallFailed(verdict, f"{when}: {str(failure.get('message', ''))[:2000]}")
+
+    def verify_slot(self, slot: int, seed: int) -> CheckResult:
+        expected = self.expected(seed)
+        try:
+            return check_outputs(self.buffers[slot], expected, self.specs, self.tolerance)
         finally:
-            for outputs in expected.values():
-                scrub(outputs)
+            scrub(expected)
+            scrub(self.buffers[slot])  # an output the next call does not write fails
 
-    def time_all(
-        self,
-        out: dict[str, Any],
-        pool: list[list[Any]],
-        expected_for: Callable[[int], list[torch.Tensor]],
-    ) -> dict[str, Any]:
+    def expected(self, seed: int) -> list[torch.Tensor]:
         try:
-            timing = self.time(self.call_solution, pool, expected_for)
-        except TimedCallFailed as exc:
-            return {"status": exc.result.status,
-                    "message": f"a timed call returned a wrong result: {exc.result.message}"}
+            return self.reference_outputs(self.make_args(seed))
+        except InputError:
+            raise
         except Exception as exc:
-            return self.solution_failure(exc, "a timed call")
-        out["latency_ms"] = timing.latency_ms
-        out["timing"] = timing.to_json()
+            raise CallFailed(status.INVALID_REFERENCE,
+                             f"the reference failed: {describe_exception(exc)}") from None
+
+    # ------------------------------------------------------------ reference and baseline
+
+    def time_problem_code(self, out: dict[str, Any]) -> None:
         if self.job.time_reference:
-            ref_timing = self.time(lambda args: self.reference(*args), pool, None)
-            out["reference_latency_ms"] = ref_timing.latency_ms
-            out["reference_timing"] = ref_timing.to_json()
-        if self.job.time_baseline and self.baseline is not None:
+            ref = self.time_local(self.code.reference, verify=False)
+            out["reference_latency_ms"] = ref.latency_ms
+            out["reference_timing"] = ref.to_json()
+        if self.job.time_baseline and self.code.baseline is not None:
             try:
-                base = self.time(lambda args: self.baseline(*args), pool, expected_for)
+                base = self.time_local(self.code.baseline, verify=True)
                 out["baseline_latency_ms"] = base.latency_ms
                 out["baseline_timing"] = base.to_json()
+            except CallFailed as exc:
+                out["baseline_error"] = exc.message
             except Exception as exc:
                 out["baseline_error"] = describe_exception(exc)
         elif self.job.time_baseline and "reference_latency_ms" in out:
             out["baseline_latency_ms"] = out["reference_latency_ms"]
             out["baseline_is_reference"] = True
-        return out
 
-    # ------------------------------------------------------------ correctness
-
-    def check_rounds(self) -> tuple[dict[str, Any] | None, dict[str, Any]]:
-        worst_ratio, worst_err = 1.0, 0.0
-        for round_index in range(self.job.correctness_rounds):
-            args = self.make_args(("check", round_index))
-            try:
-                result = self.call_solution(clone_args(args))
-                self.sync()
-            except Exception as exc:
-                return self.solution_failure(exc, f"round {round_index + 1}"), {}
-            try:
-                expected = self.reference_outputs(clone_args(args))
-            except Exception as exc:
-                return {"status": status.INVALID_REFERENCE,
-                        "message": f"the reference failed: {describe_exception(exc)}"}, {}
-            check = self.check(result, expected)
-            scrub(expected)
+    def time_local(self, fn: Callable[..., Any], verify: bool) -> Timing:
+        """Time the reference or the baseline here, on the same fresh inputs as the solution."""
+        def check(i: int, result: Any) -> None:
+            if verify:
+                outputs = as_output_list(result, len(self.specs))
+                outcome = outputs if isinstance(outputs, CheckResult) else check_outputs(
+                    outputs, self.expected(self.seed("time", i)), self.specs, self.tolerance)
+                if not outcome.ok:
+                    scrub(result)
+                    raise CallFailed(outcome.status,
+                                     f"the baseline returned a wrong result: {outcome.message}")
             scrub(result)
-            if not check.ok:
-                return {"status": check.status,
-                        "message": f"round {round_index + 1}: {check.message}"}, {}
-            worst_ratio = min(worst_ratio, check.matched_ratio or 1.0)
-            worst_err = max(worst_err, check.max_abs_error or 0.0)
-        return None, {"rounds": self.job.correctness_rounds, "max_abs_error": worst_err,
-                      "min_matched_ratio": worst_ratio}
 
-    def check(self, result: Any, expected: list[torch.Tensor]) -> CheckResult:
-        outputs = as_output_list(result, len(self.specs))
-        if isinstance(outputs, CheckResult):
-            return outputs
-        return check_outputs(outputs, expected, self.specs, self.tolerance)
+        with torch.no_grad():
+            return time_callable(lambda i: self.make_args(self.seed("time", i)), lambda args: fn(*args),
+                                 check, self.job.device, self.job.timing)
 
     def reference_outputs(self, args: list[Any]) -> list[torch.Tensor]:
         with torch.no_grad():
-            result = self.reference(*args)
-        self.sync()
+            result = self.code.reference(*args)
+        if self.job.device.type == "cuda":
+            torch.cuda.synchronize(self.job.device)
         outputs = as_output_list(result, len(self.specs))
         if isinstance(outputs, CheckResult):
             raise RuntimeError(f"reference: {outputs.message}")
@@ -247,56 +316,29 @@ class WorkloadRun:
                 raise RuntimeError(f"reference output {spec.name!r} does not match the definition")
         return [o.detach() for o in outputs]
 
-    # ------------------------------------------------------------ timing
-
-    def timing_pool(self) -> list[list[Any]]:
-        first = self.make_args(("time", 0))
-        size = sum(a.numel() * a.element_size() for a in first if isinstance(a, torch.Tensor))
-        count = max(2, min(self.job.pool_size, POOL_BYTES // max(size, 1)))
-        return [first] + [self.make_args(("time", i)) for i in range(1, count)]
-
-    def time(
-        self,
-        invoke: Callable[[list[Any]], Any],
-        pool: list[list[Any]],
-        expected_for: Callable[[int], list[torch.Tensor]] | None,
-    ) -> Timing:
-        def prepare(i: int) -> list[Any]:
-            return clone_args(pool[i % len(pool)])
-
-        def verify(i: int, result: Any) -> None:
-            if expected_for is not None:
-                check = self.check(result, expected_for(i))
-                scrub(result)
-                if not check.ok:
-                    raise TimedCallFailed(check)
-
-        return time_callable(prepare, invoke, verify, self.job.device, self.job.timing)
-
     # ------------------------------------------------------------ helpers
 
-    def make_args(self, salt: tuple[str, int]) -> list[Any]:
-        seed = derive_seed(self.job.seed, self.workload.uuid, *salt)
+    def seed(self, phase: str, index: int) -> int:
+        return derive_seed(self.job.seed, self.workload.uuid, phase, index)
+
+    def make_args(self, seed: int) -> list[Any]:
         return make_inputs(self.definition, self.workload, self.axes, seed, self.job.device,
-                           self.job.directory / "problem", self.custom)
+                           self.job.directory / "problem", self.code.custom)
 
-    def call_solution(self, args: list[Any]) -> Any:
-        if self.solution.destination_passing:
-            outs = empty_outputs(self.definition, self.axes, self.job.device)
-            self.solution.run(*args, *outs)
-            return outs[0] if len(outs) == 1 else tuple(outs)
-        return self.solution.run(*args)
+    def shared_buffers(self, slots: int) -> list[list[torch.Tensor]]:
+        """Output buffers the solution's process writes into, poisoned so an unwritten one fails.
+        On a GPU they come from a pool of their own: sharing a buffer shares its whole memory
+        segment, which must not also hold the reporter's expected outputs."""
+        def make() -> list[list[torch.Tensor]]:
+            return [empty_outputs(self.definition, self.axes, self.job.device) for _ in range(slots)]
 
-    def solution_failure(self, exc: Exception, when: str) -> dict[str, Any]:
-        verdict = status.COMPILE_ERROR if is_compile_error(exc) else status.RUNTIME_ERROR
-        text = describe_exception(exc, self.solution.source_file)
-        if isinstance(exc, torch.cuda.OutOfMemoryError):
-            text = "out of GPU memory"
-        return {"status": verdict, "message": f"{when}: {text}"}
-
-    def sync(self) -> None:
-        if self.job.device.type == "cuda":
-            torch.cuda.synchronize(self.job.device)
+        if self.job.device.type != "cuda":
+            return [[t.share_memory_() for t in outs] for outs in make()]
+        pool = torch.cuda.MemPool()
+        with torch.cuda.use_mem_pool(pool):
+            buffers = make()
+        self._pool = pool  # the pool lives as long as its buffers
+        return buffers
 
 
 def _release(device: torch.device) -> None:

@@ -1,10 +1,14 @@
-"""Timing one callable: warm-up, then timed calls each on fresh inputs, until a stopping rule.
+"""Timing: warm-up, then batches of timed calls until a stopping rule; each call on fresh inputs.
 
-On a GPU each timed call is preceded by an L2 flush and a whole-device synchronization, and its
-time is read from the GPU's own activity records (CUPTI through torch.profiler): the span from
-the first to the last kernel, copy or memset on any stream inside the call's window. CUDA events
-and the host clock are recorded beside it as cross-checks. On the CPU (Triton interpreter) the
-same loop runs with the host clock.
+On a GPU each timed call is preceded by a reset of persisting L2 lines, an L2 flush and a
+whole-device synchronization, and its time is read from the GPU's own activity records (CUPTI
+through torch.profiler): the span from the first to the last kernel, copy or memset on any stream
+inside the call's window. CUDA events and the host clock are recorded beside it as cross-checks.
+On the CPU (Triton interpreter) the same loop runs with the host clock.
+
+`time_batch` runs where the callable lives (the solution's process for the solution, the
+reporter for the reference and baseline); `measure` drives batches and applies the stopping rule
+on the reporter's side.
 """
 
 from __future__ import annotations
@@ -21,6 +25,8 @@ from typing import Any
 
 import torch
 
+from .l2 import reset_persisting_l2
+
 ANNOTATION = "solarena_timed_call_"
 GPU_ACTIVITY = {"kernel", "gpu_memcpy", "gpu_memset"}
 
@@ -32,7 +38,7 @@ class TimingOptions:
     max_iterations: int = 200
     target_rse: float = 0.005  # relative standard error of the mean at which to stop
     budget_seconds: float = 5.0
-    batch: int = 10  # timed calls per profiler session
+    batch: int = 10  # timed calls per profiler session (and per round trip to the solution)
 
     @classmethod
     def for_device(cls, device: torch.device, overrides: dict[str, Any] | None = None) -> TimingOptions:
@@ -40,6 +46,36 @@ class TimingOptions:
             warmup=1, min_iterations=3, max_iterations=10, target_rse=0.05, budget_seconds=2.0, batch=1
         )
         return cls(**{**asdict(base), **(overrides or {})})
+
+
+@dataclass(frozen=True)
+class Sample:
+    host_ms: float
+    gpu_ms: float | None = None  # GPU activity span; None when the call launched no GPU work
+    event_ms: float | None = None
+
+    @property
+    def primary_ms(self) -> float:
+        return self.gpu_ms if self.gpu_ms is not None else self.host_ms
+
+    def to_json(self) -> dict[str, float | None]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: Any) -> Sample:
+        """A sample reported by the solution's process: plain finite non-negative numbers only."""
+        if not isinstance(data, dict):
+            raise ValueError("a timing sample must be an object")
+        values = {}
+        for key in ("host_ms", "gpu_ms", "event_ms"):
+            value = data.get(key)
+            if value is None and key != "host_ms":
+                values[key] = None
+                continue
+            if type(value) not in (int, float) or not math.isfinite(value) or value < 0:
+                raise ValueError(f"timing sample {key} is {value!r}")
+            values[key] = float(value)
+        return cls(**values)
 
 
 @dataclass
@@ -61,73 +97,89 @@ class Timing:
         return data
 
 
-Prepare = Callable[[int], list[Any]]  # iteration -> fresh arguments
+Prepare = Callable[[int], list[Any]]  # position in the batch -> fresh arguments
 Invoke = Callable[[list[Any]], Any]  # arguments -> result
-Verify = Callable[[int, Any], None]  # iteration, result -> raises if wrong
+Keep = Callable[[int, Any], None]  # position, result -> hand the result on (outside the window)
+RunBatch = Callable[[int, int, bool], list[Sample]]  # first index, count, timed -> samples
 
 
-def time_callable(
-    prepare: Prepare, invoke: Invoke, verify: Verify, device: torch.device, options: TimingOptions
-) -> Timing:
-    """Time invoke(prepare(i)) for iterations i, verifying every timed result."""
-    for i in range(options.warmup):
-        verify(i, invoke(prepare(i)))
+def time_batch(prepare: Prepare, invoke: Invoke, keep: Keep, count: int, device: torch.device,
+               timed: bool = True) -> list[Sample]:
+    """Run `count` calls; when timed, one sample each. keep() runs after each call's window."""
+    if not timed:
+        for j in range(count):
+            result = invoke(prepare(j))
+            _sync(device)
+            keep(j, result)
+        return []
     if device.type == "cuda":
-        return _time_cuda(prepare, invoke, verify, device, options)
-    return _time_host(prepare, invoke, verify, options)
-
-
-def _time_host(prepare: Prepare, invoke: Invoke, verify: Verify, options: TimingOptions) -> Timing:
-    samples: list[float] = []
-    started = time.perf_counter()
-    while _keep_going(samples, started, options):
-        args = prepare(len(samples))
+        return _time_cuda(prepare, invoke, keep, count, device)
+    samples = []
+    for j in range(count):
+        args = prepare(j)
         t0 = time.perf_counter()
         result = invoke(args)
-        samples.append((time.perf_counter() - t0) * 1e3)
-        verify(len(samples) - 1, result)
-    return Timing(statistics.median(samples), "host", len(samples), _rse(samples), samples,
-                  host_ms=statistics.median(samples))
+        samples.append(Sample(host_ms=(time.perf_counter() - t0) * 1e3))
+        keep(j, result)
+    return samples
 
 
-def _time_cuda(
-    prepare: Prepare, invoke: Invoke, verify: Verify, device: torch.device, options: TimingOptions
-) -> Timing:
+def _time_cuda(prepare: Prepare, invoke: Invoke, keep: Keep, count: int,
+               device: torch.device) -> list[Sample]:
     from torch.profiler import ProfilerActivity, profile, record_function
 
     flush = _l2_flush_buffer(device)
-    gpu: list[float] = []
-    events: list[float] = []
-    host: list[float] = []
-    started = time.perf_counter()
-    while _keep_going(gpu, started, options):
-        batch_host, batch_events, results = [], [], []
-        with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
-            for _ in range(options.batch):
-                index = len(gpu) + len(batch_host)
-                args = prepare(index)
-                flush.zero_()
+    host, events = [], []
+    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+        for j in range(count):
+            args = prepare(j)
+            reset_persisting_l2()
+            flush.zero_()
+            torch.cuda.synchronize(device)
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            with record_function(f"{ANNOTATION}{j}"):
+                t0 = time.perf_counter()
+                start.record()
+                result = invoke(args)
+                end.record()
                 torch.cuda.synchronize(device)
-                start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-                with record_function(f"{ANNOTATION}{index}"):
-                    t0 = time.perf_counter()
-                    start.record()
-                    result = invoke(args)
-                    end.record()
-                    torch.cuda.synchronize(device)
-                    batch_host.append((time.perf_counter() - t0) * 1e3)
-                batch_events.append((start, end))
-                results.append((index, result))
-        spans = _activity_spans(prof, len(batch_host))
-        for (index, result), span, host_ms, (start, end) in zip(results, spans, batch_host,
-                                                                 batch_events, strict=False):
-            verify(index, result)
-            # No GPU activity at all (a host-only "kernel") falls back to the host clock.
-            gpu.append(span if span is not None else host_ms)
-            events.append(start.elapsed_time(end))
-            host.append(host_ms)
-    return Timing(statistics.median(gpu), "gpu_activity", len(gpu), _rse(gpu), gpu,
-                  event_ms=statistics.median(events), host_ms=statistics.median(host))
+                host.append((time.perf_counter() - t0) * 1e3)
+            events.append((start, end))
+            keep(j, result)
+    spans = _activity_spans(prof, count)
+    return [Sample(host_ms=h, gpu_ms=span, event_ms=start.elapsed_time(end))
+            for span, h, (start, end) in zip(spans, host, events, strict=True)]
+
+
+def measure(run_batch: RunBatch, options: TimingOptions, clock: str) -> Timing:
+    """Warm up, then time batches until the stopping rule; the driver side of the loop."""
+    if options.warmup:
+        run_batch(0, options.warmup, False)
+    samples: list[Sample] = []
+    started = time.perf_counter()
+    while _keep_going([s.primary_ms for s in samples], started, options):
+        count = max(1, min(options.batch, options.max_iterations - len(samples)))
+        samples += run_batch(options.warmup + len(samples), count, True)
+    primary = [s.primary_ms for s in samples]
+    events = [s.event_ms for s in samples if s.event_ms is not None]
+    return Timing(statistics.median(primary), clock, len(samples), _rse(primary), primary,
+                  event_ms=statistics.median(events) if events else None,
+                  host_ms=statistics.median(s.host_ms for s in samples))
+
+
+def time_callable(prepare: Prepare, invoke: Invoke, verify: Keep, device: torch.device,
+                  options: TimingOptions) -> Timing:
+    """Time a callable of this process; verify(i, result) every call's result (warm-up included)
+    after its batch, with i counting every call."""
+    def run_batch(first: int, count: int, timed: bool) -> list[Sample]:
+        results: dict[int, Any] = {}
+        samples = time_batch(lambda j: prepare(first + j), invoke, results.__setitem__, count, device,
+                             timed)
+        for j in range(count):
+            verify(first + j, results.pop(j))
+        return samples
+
+    return measure(run_batch, options, "gpu_activity" if device.type == "cuda" else "host")
 
 
 def _activity_spans(prof: Any, count: int) -> list[float | None]:
@@ -149,18 +201,30 @@ def _activity_spans(prof: Any, count: int) -> list[float | None]:
     activity = sorted((float(e["ts"]), float(e["ts"]) + float(e.get("dur", 0)))
                       for e in events if e.get("cat") in GPU_ACTIVITY)
     spans: list[float | None] = []
-    for index in sorted(windows)[-count:]:
+    for index in range(count):
+        if index not in windows:
+            spans.append(None)
+            continue
         lo, hi = windows[index]
         inside = [(s, t) for s, t in activity if s >= lo and t <= hi]
         spans.append((max(t for _, t in inside) - min(s for s, _ in inside)) / 1e3 if inside else None)
-    while len(spans) < count:
-        spans.append(None)
     return spans
 
 
+_flush_buffers: dict[int, torch.Tensor] = {}
+
+
 def _l2_flush_buffer(device: torch.device) -> torch.Tensor:
-    l2 = getattr(torch.cuda.get_device_properties(device), "L2_cache_size", 64 << 20) or (64 << 20)
-    return torch.empty(2 * l2, dtype=torch.uint8, device=device)
+    index = device.index if device.index is not None else torch.cuda.current_device()
+    if index not in _flush_buffers:
+        l2 = getattr(torch.cuda.get_device_properties(index), "L2_cache_size", 64 << 20) or (64 << 20)
+        _flush_buffers[index] = torch.empty(2 * l2, dtype=torch.uint8, device=device)
+    return _flush_buffers[index]
+
+
+def _sync(device: torch.device) -> None:
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
 
 
 def _keep_going(samples: list[float], started: float, options: TimingOptions) -> bool:

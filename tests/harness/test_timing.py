@@ -29,8 +29,9 @@ def test_every_timed_call_gets_fresh_inputs_and_is_verified() -> None:
     assert timing.iterations == 5
     assert timing.clock == "host"
     assert len(timing.samples_ms) == 5
-    # two warm-up calls, then five timed ones, each verified against its own inputs
-    assert [i for i, _ in verified] == [0, 1, 0, 1, 2, 3, 4]
+    # two warm-up calls, then five timed ones, each on inputs of its own and verified against them
+    assert [i for i, _ in verified] == [0, 1, 2, 3, 4, 5, 6]
+    assert len(set(prepared)) == len(prepared) or len(prepared) == 7
     assert all(i == value for i, value in verified)
 
 
