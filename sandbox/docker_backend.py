@@ -24,7 +24,7 @@ from typing import IO, TYPE_CHECKING, Any
 from .base import OUTPUT_CAP, Limits, RunResult, Watchdog, describe_bytes
 
 if TYPE_CHECKING:
-    from docker import DockerClient
+    from docker.client import DockerClient
     from docker.models.containers import Container
 
 POLL_SECONDS = 0.2
