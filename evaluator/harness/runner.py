@@ -71,7 +71,10 @@ def pick_device(name: str) -> torch.device:
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
     if name.startswith("cuda") and not torch.cuda.is_available():
         raise RuntimeError("this job asks for a CUDA device but none is visible")
-    return torch.device(name)
+    device = torch.device(name)
+    if device.type == "cuda" and device.index is None:  # both processes must name the same device
+        device = torch.device("cuda", torch.cuda.current_device())
+    return device
 
 
 class CallFailed(Exception):
