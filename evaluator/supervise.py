@@ -76,7 +76,8 @@ def run_harness(
             break
         outcome.attempts += 1
         watcher = _Watcher(results_path, options, progress)
-        argv = [options.python, "-m", "evaluator.harness", str(job_dir), "--skip", *outcome.results]
+        python = "python" if options.backend == "docker" else options.python  # the image's own
+        argv = [python, "-m", "evaluator.harness", str(job_dir), "--skip", *outcome.results]
         run = backend.run(argv, job_dir, _limits(options, left), _environment(job_dir, options),
                           watchdog=watcher.stalled, stdin_data=spec, stdout_path=results_path)
         watcher.read_new()

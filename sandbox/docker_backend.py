@@ -90,6 +90,7 @@ class DockerBackend:
         spec = container_spec(argv, Path(job_dir).resolve(), limits, env, gpus, self.image, self.user,
                               cpus=self.cpus, tmp_bytes=self.tmp_bytes, shm_bytes=self.shm_bytes,
                               stdin=bool(stdin_data))
+        hand_over(Path(job_dir), self.user)
         container = self._create(spec)
         try:
             return _supervise(container, limits, watchdog, stdin_data, stdout_path)
@@ -218,6 +219,17 @@ def default_user() -> str:
     """The worker's own user, who owns the job directory; nobody when the worker is root."""
     uid, gid = os.getuid(), os.getgid()
     return NOBODY if uid == 0 else f"{uid}:{gid}"
+
+
+def hand_over(job_dir: Path, user: str) -> None:
+    """A root worker owns the job directory; give it to the container's numeric user so the
+    harness can write there (its problem/ part stays read-only through the mount)."""
+    ids = user.split(":")
+    if os.geteuid() != 0 or not all(part.isdigit() for part in ids):
+        return
+    uid, gid = int(ids[0]), int(ids[-1])
+    for path in [job_dir, *job_dir.rglob("*")]:
+        os.chown(path, uid, gid, follow_symlinks=False)
 
 
 def _refuse_root(user: str) -> None:

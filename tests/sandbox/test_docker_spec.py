@@ -364,3 +364,15 @@ def test_no_container_is_left_behind(backend: DockerBackend, job: Path) -> None:
     backend.run(python("pass"), job, Limits(wall_seconds=60), PY_ENV)
     left = backend.client.containers.list(all=True, filters={"label": f"solarena.job-dir={job.resolve()}"})
     assert left == []
+
+
+def test_a_root_worker_hands_the_job_directory_to_the_container_user(tmp_path: Path) -> None:
+    if os.geteuid() != 0:
+        pytest.skip("only a root worker changes ownership")
+    from sandbox.docker_backend import hand_over
+
+    job = tmp_path / "job"
+    (job / "solution").mkdir(parents=True)
+    (job / "solution" / "s.py").write_text("x = 1\n")
+    hand_over(job, "65534:65534")
+    assert {p.stat().st_uid for p in [job, *job.rglob("*")]} == {65534}
