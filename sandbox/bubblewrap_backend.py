@@ -34,7 +34,7 @@ class BubblewrapUnavailable(RuntimeError):
 
 class BubblewrapBackend(SubprocessBackend):
     name = "bubblewrap"
-    own_processes = 2  # bwrap and the PID namespace's init
+    own_processes = 1  # bwrap itself
 
     def __init__(self) -> None:
         bwrap = shutil.which("bwrap")
@@ -54,6 +54,9 @@ class BubblewrapBackend(SubprocessBackend):
             "--remount-ro", "/",  # the skeleton bwrap builds the view on
             "--chdir", str(job),
             "--unshare-all",
+            # The harness itself is the PID namespace's init: no other process inside holds its
+            # standard output (the results channel), and signals from inside cannot kill it.
+            "--as-pid-1",
             "--cap-drop", "ALL",
             "--die-with-parent",
             "--new-session",

@@ -9,10 +9,11 @@ Replies: one JSON document per request, echoing its nonce.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ import torch
 
 from . import status
 from .checks import CheckResult, as_output_list, check_structure
+from .fallback import Tripwires, named_in_source
 from .inputs import InputError, empty_outputs, make_inputs, scrub
 from .integrity import Guard, IntegrityViolation
 from .modules import (
@@ -54,6 +56,7 @@ class Executor:
         self.workload: Workload | None = None
         self.axes: dict[str, int] = {}
         self.buffers: list[list[torch.Tensor]] = []
+        self.tripwires = Tripwires(Path("."), ())
 
     def serve(self) -> None:
         while True:
@@ -70,23 +73,52 @@ class Executor:
         self.definition = definition_from_json(request["definition"], "job")
         self.device = torch.device(request["device"])
         self.problem_dir = Path(request["problem_dir"])
-        entry = self.definition.custom_inputs_entrypoint
-        if entry:
-            reference = import_file(self.problem_dir / "reference.py", "solarena_problem_inputs")
-            self.custom = getattr(reference, entry)
+        self.custom = self.custom_inputs()
         if self.device.type == "cuda":
             torch.cuda.set_device(self.device)
             torch.cuda.init()
         _preload_libraries()
+        solution_path = Path(request["solution"])
+        named = named_in_source(solution_path.parent.rglob("*.py"), self.definition.forbidden)
+        if named:
+            return {"ok": False, "status": status.REWARD_HACK,
+                    "message": f"the solution refers to {named}, which this problem forbids"}
+        self.tripwires = Tripwires(self.problem_dir, self.definition.forbidden)
         self.guard = Guard()
         try:
-            self.solution = load_solution(Path(request["solution"]))
+            with self.user_code():
+                self.solution = load_solution(solution_path)
             self.guard.verify(after_call=False)
+            self.check_tripwires("while importing")
         except SolutionLoadError as exc:
             return {"ok": False, "status": status.COMPILE_ERROR, "message": str(exc)}
-        except IntegrityViolation as exc:
+        except (IntegrityViolation, Failure) as exc:
             return {"ok": False, "status": status.REWARD_HACK, "message": f"while importing: {exc}"}
         return {"ok": True}
+
+    def custom_inputs(self) -> Callable[..., Any] | None:
+        """The problem's custom input maker, without leaving the reference's run reachable."""
+        assert self.definition is not None
+        entry = self.definition.custom_inputs_entrypoint
+        if not entry:
+            return None
+        reference = import_file(self.problem_dir / "reference.py", "solarena_problem_inputs")
+        del sys.modules["solarena_problem_inputs"]
+        reference.run = _reference_is_off_limits
+        return getattr(reference, entry)
+
+    @contextlib.contextmanager
+    def user_code(self) -> Iterator[None]:
+        self.tripwires.active = True
+        try:
+            yield
+        finally:
+            self.tripwires.active = False
+
+    def check_tripwires(self, when: str) -> None:
+        violation = self.tripwires.take()
+        if violation:
+            raise Failure(status.REWARD_HACK, f"{when}: {violation}")
 
     def set_workload(self, request: dict[str, Any]) -> dict[str, Any]:
         assert self.definition is not None
@@ -119,9 +151,11 @@ class Executor:
         self.guard.before_call()
         if self.solution.destination_passing:
             outs = empty_outputs(self.definition, self.axes, self.device)
-            self.solution.run(*args, *outs)
+            with self.user_code():
+                self.solution.run(*args, *outs)
             return outs[0] if len(outs) == 1 else tuple(outs)
-        return self.solution.run(*args)
+        with self.user_code():
+            return self.solution.run(*args)
 
     def keep(self, position: int, result: Any) -> None:
         """After the call's window: check the output's form, copy it to the reporter's buffer."""
@@ -132,6 +166,7 @@ class Executor:
             self.guard.verify()
         except IntegrityViolation as exc:
             raise Failure(status.REWARD_HACK, str(exc)) from None
+        self.check_tripwires("run(...)")
         specs = list(self.definition.outputs.values())
         outputs = as_output_list(result, len(specs))
         if isinstance(outputs, CheckResult):
@@ -152,6 +187,10 @@ class Executor:
         if isinstance(exc, torch.cuda.OutOfMemoryError):
             text = "out of GPU memory"
         return {"status": verdict, "message": text}
+
+
+def _reference_is_off_limits(*args: Any, **kwargs: Any) -> Any:
+    raise RuntimeError("the problem's reference is not available to solutions")
 
 
 def _preload_libraries() -> None:

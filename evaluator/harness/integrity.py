@@ -20,7 +20,8 @@ from typing import Any
 import torch
 
 HARNESS_MODULES = ("evaluator.harness.executor", "evaluator.harness.timing", "evaluator.harness.inputs",
-                   "evaluator.harness.integrity", "evaluator.harness.l2", "evaluator.harness.checks")
+                   "evaluator.harness.integrity", "evaluator.harness.l2", "evaluator.harness.checks",
+                   "evaluator.harness.fallback")
 BUILTINS = ("type", "isinstance", "len", "min", "max", "sorted", "float", "int", "range", "zip",
             "getattr", "id", "print")
 

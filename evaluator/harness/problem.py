@@ -139,6 +139,7 @@ class Definition:
     starter: str | None = None
     custom_inputs_entrypoint: str | None = None
     constraints: tuple[str, ...] = ()
+    forbidden: tuple[str, ...] = ()  # functions a solution must not call (dotted names)
     tolerance: Tolerance = field(default_factory=Tolerance)
     sol: SolSpec | None = None
     hidden: HiddenSpec = field(default_factory=HiddenSpec)
@@ -201,6 +202,7 @@ class Definition:
             "outputs": {n: tensor_json(t) for n, t in self.outputs.items()},
             "reference": self.reference,
             "constraints": list(self.constraints),
+            "forbidden": list(self.forbidden),
             "tolerance": asdict(self.tolerance),
             "hidden": asdict(self.hidden),
         }
@@ -344,6 +346,12 @@ def definition_from_json(
     for i, c in enumerate(constraints):
         _check_expression(c, set(axes), where, f"constraints[{i}]")
 
+    forbidden = _string_list(data.get("forbidden"), "forbidden", where)
+    for i, dotted in enumerate(forbidden):
+        if not all(part.isidentifier() for part in dotted.split(".")) or "." not in dotted:
+            raise ProblemError(where, f"forbidden[{i}]",
+                               f"{dotted!r} must be a dotted name like torch.matmul")
+
     definition = Definition(
         name=name,
         axes=axes,
@@ -359,6 +367,7 @@ def definition_from_json(
         starter=starter,
         custom_inputs_entrypoint=entry,
         constraints=tuple(constraints),
+        forbidden=tuple(forbidden),
         tolerance=Tolerance().merged(data.get("tolerance"), where),
         sol=_sol(data.get("sol"), set(axes), where),
         hidden=_hidden(data.get("hidden"), where),

@@ -219,8 +219,11 @@ def test_job_spec_and_hidden_workloads_are_out_of_reach(tmp_path: Path) -> None:
         beside_job = [p for p in files_under({str(tmp_path)!r}) if not p.startswith({str(job) + os.sep!r})]
         return named(job_json=readable("job.json"),
                      beside_job=any(readable(p) for p in beside_job),
-                     secrets_in_job=any(mentions(p, SECRETS) for p in files_under(".")))
+                     secrets_in_job=any(mentions(p, SECRETS) for p in files_under(".")
+                                        if not p.endswith(("reference.py", "baseline.py"))))
     """
+    # Reading the problem's own sources is a fallback attempt, REWARD_HACK by itself
+    # (tests/anticheat); this probe looks for the seed and the hidden workloads.
     assert_contained(in_sandbox(tmp_path, probing(probe), seed=SEED))
 
 
@@ -444,6 +447,12 @@ def test_infinite_loop_hits_the_time_limit(tmp_path: Path) -> None:
     assert_stopped(evaluated, status.TIMEOUT, "within 5 s", "time")
 
 
-@pytest.mark.parametrize("attack", [KILL_PARENT, KILL_GROUP], ids=["parent", "process-group"])
-def test_killing_the_harness_is_a_runtime_error(tmp_path: Path, attack: str) -> None:
-    assert_stopped(in_sandbox(tmp_path, attacking(attack)), status.RUNTIME_ERROR, *DEATH_WORDS)
+def test_killing_the_harness_fails_and_it_lives_on(tmp_path: Path) -> None:
+    # The harness is the sandbox's init: a signal from inside cannot kill it. The solution that
+    # tried waits to die in vain and ends by the time limit, which the verdict names.
+    evaluated = in_sandbox(tmp_path, attacking(KILL_PARENT), workload_seconds=5)
+    assert_stopped(evaluated, status.TIMEOUT, "within 5 s")
+
+
+def test_killing_its_own_process_group_is_a_runtime_error(tmp_path: Path) -> None:
+    assert_stopped(in_sandbox(tmp_path, attacking(KILL_GROUP)), status.RUNTIME_ERROR, *DEATH_WORDS)
