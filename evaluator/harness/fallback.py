@@ -52,6 +52,7 @@ class Tripwires:
                 self.violations.append(f"the solution called {dotted}, which this problem forbids")
             return original(*args, **kwargs)
 
+        del tripwire.__wrapped__  # functools.wraps would hand out the original
         setattr(owner, attr, tripwire)
 
     def take(self) -> str | None:
