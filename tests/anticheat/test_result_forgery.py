@@ -1,0 +1,24 @@
+"""Class 1, result forgery: a forged "PASSED" result written to stdout, to sys.__stdout__, to
+every open descriptor, to any results file within reach, or printed just before exiting must be
+noticed and named (REWARD_HACK), never believed. Every forging kernel is wrong on purpose."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.anticheat.conftest import assert_reward_hack, evaluate_cheat
+
+FORGERIES = ["forge_stdout", "forge_dunder_stdout", "forge_all_fds", "forge_results_file", "forge_then_exit"]
+# Scribbling on every descriptor can wedge the run; a wedged run must end quickly, not pass.
+LIMITS: dict[str, dict[str, Any]] = {
+    "forge_all_fds": {"workload_seconds": 8.0, "supervise": {"total_seconds": 30.0}},
+}
+
+
+@pytest.mark.parametrize("name", FORGERIES)
+def test_a_forged_result_is_caught_and_named(tmp_path: Path, name: str) -> None:
+    run = evaluate_cheat(tmp_path, name, **LIMITS.get(name, {}))
+    assert_reward_hack(run, "forg", "channel", "tamper", "result")

@@ -1,0 +1,85 @@
+"""The cheats of ANTICHEAT.md that need a GPU: hidden work on another stream, deferred past the
+return, or on a thread racing the harness (class 3), and input lines pinned in L2 by a persisting
+access-policy window so the cold-cache flush misses them (class 14). The cheat files live in
+tests/anticheat/cheats/ (gpu_*.py). Runs only where a CUDA GPU is visible."""
+
+from __future__ import annotations
+
+import secrets
+from pathlib import Path
+
+import pytest
+import torch
+
+from evaluator.harness import status
+from evaluator.harness.problem import load_problem
+from evaluator.jobs import SolutionFiles, write_job
+from evaluator.supervise import SuperviseOptions, run_harness
+from tests.anticheat.conftest import CheatRun, assert_not_broken, assert_reward_hack, cheat_source, scored
+from tests.conftest import ROOT, SCALE_SHIFT, Evaluated
+
+pytestmark = [
+    pytest.mark.gpu,
+    pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU"),
+]
+
+SOFTMAX = ROOT / "problems" / "softmax"  # forbids torch.softmax: the cheats compute it by hand
+SOFTMAX_WORKLOADS = ("llama3-logits-b1", "qwen2-logits-b32")
+L2_WORKLOAD = "rows1024_cols4096"  # scale_shift: x and y of 16 MiB each, inside the L2 set-aside
+SPIN_MS = 0.3  # well under the ~1 ms spin of gpu_deferred_write at any clock
+
+
+def evaluate_on_gpu(tmp_path: Path, source: str, problem_dir: Path, uuids: tuple[str, ...]) -> CheatRun:
+    problem = load_problem(problem_dir)
+    workloads = [w for w in problem.workloads if w.uuid in uuids]
+    path = tmp_path / "solution.py"
+    path.write_text(source, encoding="utf-8")
+    job_dir = tmp_path / "job"
+    write_job(job_dir, problem, SolutionFiles.from_path(path), workloads, seed=secrets.randbits(48),
+              device="cuda")
+    outcome = run_harness(job_dir, [w.uuid for w in workloads], SuperviseOptions(workload_seconds=300))
+    assert outcome.environment["device"] == "cuda"
+    return scored(Evaluated(problem, workloads, outcome), job_dir / "solution", "h200")
+
+
+def assert_timed_honestly(run: CheatRun, least_ms: dict[str, float]) -> None:
+    """Every passed workload's time includes the hidden work (at least least_ms[uuid])."""
+    assert_not_broken(run)
+    crashed = [r for r in run.rows if r["status"] == status.RUNTIME_ERROR]
+    assert not crashed, run.describe()
+    for row in run.rows:
+        if row["status"] == status.PASSED:
+            assert row["latency_ms"] >= least_ms[row["uuid"]], run.describe()
+
+
+def test_work_on_a_side_stream_is_timed(tmp_path: Path) -> None:
+    run = evaluate_on_gpu(tmp_path, cheat_source("gpu_side_stream"), SOFTMAX, SOFTMAX_WORKLOADS)
+    # twenty unfused passes: far slower than one fused pass, if the side stream is counted
+    assert_timed_honestly(run, {r["uuid"]: 5 * (r["baseline_latency_ms"] or 0.0) for r in run.rows})
+
+
+def test_a_write_deferred_past_the_return_is_timed(tmp_path: Path) -> None:
+    run = evaluate_on_gpu(tmp_path, cheat_source("gpu_deferred_write"), SOFTMAX, SOFTMAX_WORKLOADS)
+    assert_timed_honestly(run, {r["uuid"]: SPIN_MS for r in run.rows})
+
+
+def test_a_thread_racing_the_harness_is_caught_and_named(tmp_path: Path) -> None:
+    run = evaluate_on_gpu(tmp_path, cheat_source("gpu_thread_race"), SOFTMAX, SOFTMAX_WORKLOADS)
+    assert_reward_hack(run, "thread")
+
+
+def test_persisting_l2_lines_do_not_survive_the_flush(tmp_path: Path) -> None:
+    pinned_source = cheat_source("gpu_persisting_l2")
+    honest_source = pinned_source.replace("\nPIN = True\n", "\nPIN = False\n")
+    assert honest_source != pinned_source
+    (tmp_path / "honest").mkdir()
+    (tmp_path / "pinned").mkdir()
+    honest = evaluate_on_gpu(tmp_path / "honest", honest_source, SCALE_SHIFT, (L2_WORKLOAD,))
+    pinned = evaluate_on_gpu(tmp_path / "pinned", pinned_source, SCALE_SHIFT, (L2_WORKLOAD,))
+    assert [r["status"] for r in honest.rows] == [status.PASSED], honest.describe()
+    assert_not_broken(pinned)
+    for row, twin in zip(pinned.rows, honest.rows, strict=True):
+        if row["status"] == status.PASSED:
+            # reads served from pinned L2 lines would make the same kernel markedly faster
+            assert row["latency_ms"] >= 0.85 * twin["latency_ms"], (pinned.describe(), honest.describe())
+            assert not row["below_sol"], pinned.describe()
