@@ -68,6 +68,10 @@ def check_structure(out: Any, spec: TensorSpec, shape: tuple[int, ...], device: 
             return CheckResult(status.REWARD_HACK,
                                f"output {name!r} is a {kind}, a subclass of torch.Tensor; "
                                "outputs must be plain tensors")
+        if _pretends(out):
+            return CheckResult(status.REWARD_HACK,
+                               f"output {name!r} is a {kind}, an object of the solution's own that "
+                               "acts like a tensor; outputs must be plain tensors")
         return CheckResult(status.INCORRECT_DTYPE, f"output {name!r} is a {kind}, not a tensor")
     if out.device.type != device.type or (device.index is not None and out.device.index != device.index):
         return CheckResult(status.RUNTIME_ERROR, f"output {name!r} is on {out.device}, expected {device}")
@@ -81,6 +85,17 @@ def check_structure(out: Any, spec: TensorSpec, shape: tuple[int, ...], device: 
                            f"output {name!r} has dtype {str(out.dtype).removeprefix('torch.')}, "
                            f"expected {spec.dtype}")
     return CheckResult(status.PASSED)
+
+
+TENSOR_LIKE = ("__torch_function__", "__array__", "__eq__", "__getattr__", "__float__", "__len__")
+
+
+def _pretends(out: Any) -> bool:
+    """An instance of a class defined outside the libraries that mimics a tensor's protocols."""
+    module = type(out).__module__.split(".")[0]
+    if module in ("builtins", "numpy", "torch"):
+        return False
+    return any(name in vars(cls) for cls in type(out).__mro__[:-1] for name in TENSOR_LIKE)
 
 
 def compare_values(out: torch.Tensor, ref: torch.Tensor, name: str, tol: Tolerance) -> CheckResult:

@@ -64,10 +64,13 @@ class Executor:
             op = request.get("op")
             if op == "exit":
                 return
-            handler = {"load": self.load, "workload": self.set_workload, "call": self.call}[op]
+            handler = {"load": self.load, "workload": self.set_workload, "call": self.call,
+                       "ping": lambda request: {}}[op]
             reply = handler(request)
-            reply["nonce"] = request.get("nonce")
-            self.conn.send_bytes(json.dumps(reply, allow_nan=False, default=str).encode()[:MAX_REPLY])
+            self.say({"kind": "reply", "nonce": request.get("nonce"), **reply})
+
+    def say(self, message: dict[str, Any]) -> None:
+        self.conn.send_bytes(json.dumps(message, allow_nan=False, default=str).encode()[:MAX_REPLY])
 
     def load(self, request: dict[str, Any]) -> dict[str, Any]:
         self.definition = definition_from_json(request["definition"], "job")
@@ -86,9 +89,10 @@ class Executor:
         self.tripwires = Tripwires(self.problem_dir, self.definition.forbidden)
         self.guard = Guard()
         try:
+            self.guard.before_call()
             with self.user_code():
                 self.solution = load_solution(solution_path)
-            self.guard.verify(after_call=False)
+            self.guard.verify()
             self.check_tripwires("while importing")
         except SolutionLoadError as exc:
             return {"ok": False, "status": status.COMPILE_ERROR, "message": str(exc)}
@@ -129,10 +133,15 @@ class Executor:
         return {"ok": True}
 
     def call(self, request: dict[str, Any]) -> dict[str, Any]:
-        seeds: list[int] = request["seeds"]
+        """A batch of calls; each one's seed arrives only once the previous call is over, so no
+        call can be prepared ahead."""
+        gate = ReporterGate(self, int(request["seed"]))
         try:
-            samples = time_batch(lambda j: self.make_args(seeds[j]), self.invoke, self.keep, len(seeds),
-                                 self.device, timed=bool(request["timed"]))
+            samples = time_batch(lambda j: self.make_args(gate.seed), self.invoke, self.keep,
+                                 int(request["count"]), self.device, timed=bool(request["timed"]),
+                                 gate=gate)
+        except Stopped:
+            return {"stopped": True}
         except Failure as exc:
             return {"failure": {"status": exc.verdict, "message": exc.message}}
         except InputError as exc:
@@ -187,6 +196,36 @@ class Executor:
         if isinstance(exc, torch.cuda.OutOfMemoryError):
             text = "out of GPU memory"
         return {"status": verdict, "message": text}
+
+
+class Stopped(Exception):
+    """The reporter ended the batch (it found a wrong output)."""
+
+
+class ReporterGate:
+    """Each call runs only when the reporter says go, and is over once the reporter has its
+    outputs: the reporter's own clock brackets it, and it checks them before the next call."""
+
+    def __init__(self, executor: Executor, seed: int) -> None:
+        self.executor, self.seed = executor, seed
+
+    def open(self, position: int) -> None:
+        self.executor.say({"kind": "ready", "position": position})
+        self._expect("go")
+
+    def close(self, position: int) -> None:
+        self.executor.say({"kind": "done", "position": position})
+        message = self._expect("next")
+        if message.get("seed") is not None:
+            self.seed = int(message["seed"])
+
+    def _expect(self, op: str) -> dict[str, Any]:
+        message = self.executor.conn.recv()
+        if message.get("op") == "stop":
+            raise Stopped
+        if message.get("op") != op:
+            raise RuntimeError(f"harness protocol: expected {op!r}, got {message.get('op')!r}")
+        return message
 
 
 def _reference_is_off_limits(*args: Any, **kwargs: Any) -> Any:

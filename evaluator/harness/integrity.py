@@ -14,7 +14,7 @@ import sys
 import threading
 import time
 from dataclasses import dataclass
-from types import FunctionType, ModuleType
+from types import ModuleType
 from typing import Any
 
 import torch
@@ -60,8 +60,8 @@ def _critical() -> list[tuple[str, Any, str]]:
             continue
         items.append((f"sys.modules[{module_name!r}]", sys.modules, module_name))
         for attr, value in vars(module).items():
-            if isinstance(value, (FunctionType, type)) and getattr(value, "__module__", "") == module_name:
-                items.append((f"{module_name}.{attr}", module, attr))
+            if not attr.startswith("__") and not isinstance(value, (dict, list, set)):
+                items.append((f"{module_name}.{attr}", module, attr))  # every global it relies on
     return items
 
 

@@ -7,10 +7,11 @@ the others."""
 from __future__ import annotations
 
 import gc
+import statistics
 import tempfile
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -22,10 +23,14 @@ from .environment import describe
 from .inputs import InputError, derive_seed, empty_outputs, make_inputs, scrub, torch_dtype
 from .modules import describe_exception, import_file
 from .problem import Definition, Tolerance, Workload, definition_from_json, workload_from_json
-from .solution_process import SolutionDied, SolutionProcess
+from .solution_process import ChannelTampered, SolutionDied, SolutionProcess
 from .timing import Sample, Timing, TimingOptions, measure, time_callable
 
-HOST_SLACK_MS = 1.0  # reply latency allowance when bounding reported times by the reporter's clock
+# An inside clock below this share of the outside one, on calls the outside clock puts above
+# CLOCK_FLOOR_MS, was tampered with (honest: the outside adds the output copy and messaging).
+CLOCK_RATIO = 0.1
+CLOCK_FLOOR_MS = 0.02
+HOST_SLACK_MS = 0.05  # clock-reading allowance when bounding reported times by the reporter's clock
 
 
 @dataclass
@@ -75,6 +80,13 @@ def pick_device(name: str) -> torch.device:
     if device.type == "cuda" and device.index is None:  # both processes must name the same device
         device = torch.device("cuda", torch.cuda.current_device())
     return device
+
+
+@dataclass
+class GatedCall:
+    observed_ms: list[float] = field(default_factory=list)  # the reporter's clock of each call
+    checks: list[CheckResult] = field(default_factory=list)
+    reply: dict[str, Any] = field(default_factory=dict)
 
 
 class CallFailed(Exception):
@@ -128,6 +140,10 @@ def run_job(job: Job, emit: Emit, skip: Iterable[str] = ()) -> None:
         else:
             try:
                 result = WorkloadRun(job, workload, process, code).run()
+            except ChannelTampered as exc:
+                result = {"status": status.REWARD_HACK, "message": f"result forgery: {exc}"}
+                process.close()
+                process = None
             except SolutionDied as exc:
                 result = {"status": status.RUNTIME_ERROR, "message": str(exc)}
                 process.close()
@@ -170,9 +186,12 @@ class WorkloadRun:
 
     def run(self) -> dict[str, Any]:
         self.process.request("workload", workload=self.workload.to_json(), buffers=self.buffers)
+        self.floor_ms = self.round_trip_floor()
+        self.clocks: list[tuple[float, float]] = []  # (inside, outside) ms of each timed call
         try:
             correctness = self.check_rounds()
             timing = measure(self.solution_batch, self.job.timing, self.clock)
+            self.check_clocks()
         except CallFailed as exc:
             return {"status": exc.verdict, "message": exc.message}
         except InputError as exc:
@@ -191,54 +210,103 @@ class WorkloadRun:
     def check_rounds(self) -> dict[str, Any]:
         worst_ratio, worst_err = 1.0, 0.0
         for round_index in range(self.job.correctness_rounds):
-            seed = self.seed("check", round_index)
-            reply = self.process.request("call", seeds=[seed], timed=False)
-            self.raise_failure(reply, f"round {round_index + 1}")
-            check = self.verify_slot(0, seed)
-            if not check.ok:
-                raise CallFailed(check.status, f"round {round_index + 1}: {check.message}")
-            worst_ratio = min(worst_ratio, check.matched_ratio or 1.0)
-            worst_err = max(worst_err, check.max_abs_error or 0.0)
+            call = self.gated_call([self.seed("check", round_index)], False, f"round {round_index + 1}")
+            worst_ratio = min(worst_ratio, call.checks[0].matched_ratio or 1.0)
+            worst_err = max(worst_err, call.checks[0].max_abs_error or 0.0)
         return {"rounds": self.job.correctness_rounds, "max_abs_error": worst_err,
                 "min_matched_ratio": worst_ratio}
 
     def solution_batch(self, first: int, count: int, timed: bool) -> list[Sample]:
         seeds = [self.seed("time", first + j) for j in range(count)]
-        started = time.perf_counter()
-        reply = self.process.request("call", seeds=seeds, timed=timed)
-        observed_ms = (time.perf_counter() - started) * 1e3
-        self.raise_failure(reply, "a timed call" if timed else "a warm-up call")
-        samples = self.reported_samples(reply, count, observed_ms) if timed else []
-        for j, seed in enumerate(seeds):
-            check = self.verify_slot(j, seed)
-            if not check.ok:
-                raise CallFailed(check.status, f"a timed call returned a wrong result: {check.message}")
-        return samples
+        when = "a timed call" if timed else "a warm-up call"
+        call = self.gated_call(seeds, timed, when)
+        return self.reported_samples(call, count) if timed else []
 
-    def reported_samples(self, reply: dict[str, Any], count: int, observed_ms: float) -> list[Sample]:
+    def gated_call(self, seeds: list[int], timed: bool, when: str) -> GatedCall:
+        """Run a batch in the solution's process, one call at a time: each starts when this side
+        says go and is over when its outputs are in the shared buffers; the reporter clocks it
+        from outside and checks its outputs before the next one starts."""
+        nonce = self.process.send("call", seed=seeds[0], count=len(seeds), timed=timed)
+        call = GatedCall()
+        opened_at: float | None = None
+        while True:
+            message = self.process.receive()
+            if message["kind"] == "reply":
+                reply = self.process.reply_to(nonce, message)
+                self.raise_failure(reply, when)
+                if len(call.observed_ms) != len(seeds):
+                    raise ChannelTampered("the solution's process skipped the harness's gate")
+                call.reply = reply
+                return call
+            position = message.get("position")
+            if position != len(call.observed_ms) or (message["kind"] == "ready") != (opened_at is None):
+                raise ChannelTampered("a gate message came out of turn on the harness's channel")
+            if message["kind"] == "ready":
+                opened_at = time.perf_counter()
+                self.process.send("go")
+                continue
+            assert opened_at is not None
+            call.observed_ms.append((time.perf_counter() - opened_at) * 1e3)
+            opened_at = None
+            try:
+                check = self.verify_slot(position, seeds[position])
+            except Exception:
+                self.stop(nonce)  # the solution's process must not be left waiting mid-batch
+                raise
+            if not check.ok:
+                self.stop(nonce)
+                prefix = f"{when} returned a wrong result" if timed else when
+                raise CallFailed(check.status, f"{prefix}: {check.message}")
+            call.checks.append(check)
+            following = position + 1
+            self.process.send("next", seed=seeds[following] if following < len(seeds) else None)
+
+    def stop(self, nonce: int) -> None:
+        self.process.send("stop")
+        self.process.reply_to(nonce, self.process.receive())
+
+    def round_trip_floor(self) -> float:
+        """The shortest message round trip to the solution's process, in ms: what a gated call's
+        outside clock holds besides the call."""
+        trips = []
+        for _ in range(5):
+            started = time.perf_counter()
+            self.process.request("ping")
+            trips.append((time.perf_counter() - started) * 1e3)
+        return min(trips)
+
+    def reported_samples(self, call: GatedCall, count: int) -> list[Sample]:
         """The solution's process reports its own times: they must be well-formed and fit inside
-        what the reporter saw from outside."""
-        raw = reply.get("samples")
+        the reporter's own clock of each call. The host time is the reporter's."""
+        raw = call.reply.get("samples")
         try:
             if not isinstance(raw, list) or len(raw) != count:
                 raise ValueError(f"{count} timing samples were expected")
-            samples = [Sample.from_json(s) for s in raw]
+            reported = [Sample.from_json(s) for s in raw]
         except ValueError as exc:
             raise CallFailed(status.REWARD_HACK, f"malformed timing report: {exc}") from None
-        total = sum(s.host_ms for s in samples)
-        if total > observed_ms + HOST_SLACK_MS:
-            raise CallFailed(status.REWARD_HACK, "the reported times exceed the time the calls took "
-                             "as seen from outside: the timing report was tampered with")
-        for s in samples:
-            if s.gpu_ms is not None and s.gpu_ms > s.host_ms + HOST_SLACK_MS:
-                raise CallFailed(status.REWARD_HACK, "a GPU time longer than its call's host window "
-                                 "was reported: the timing report was tampered with")
-        if observed_ms > HOST_SLACK_MS * 10 and total < observed_ms * 1e-3 and all(
-            s.gpu_ms is None for s in samples
-        ):
-            raise CallFailed(status.REWARD_HACK, "the reported host times are a thousandth of the "
-                             "time the calls took as seen from outside")
+        samples = []
+        for sample, observed in zip(reported, call.observed_ms, strict=True):
+            if max(sample.host_ms, sample.gpu_ms or 0.0) > observed + HOST_SLACK_MS:
+                raise CallFailed(status.REWARD_HACK, "a reported time exceeds the time the call took "
+                                 "as seen from outside: the timing report was tampered with")
+            samples.append(Sample(host_ms=max(observed - self.floor_ms, 0.0), gpu_ms=sample.gpu_ms,
+                                  event_ms=sample.event_ms))
+            self.clocks.append((sample.host_ms, max(observed - self.floor_ms, 0.0)))
         return samples
+
+    def check_clocks(self) -> None:
+        """The solution's process clocks each call from inside, the reporter from outside (which
+        adds only the copy of the outputs and message latency). An inside clock far below the
+        outside one means the inside clock was tampered with."""
+        if not self.clocks:
+            return
+        inside = statistics.median(c[0] for c in self.clocks)
+        outside = statistics.median(c[1] for c in self.clocks)
+        if outside > CLOCK_FLOOR_MS and inside < CLOCK_RATIO * outside:
+            raise CallFailed(status.REWARD_HACK,
+                             f"the solution's process clocked its calls at {inside:.3g} ms, the harness "
+                             f"at {outside:.3g} ms from outside: its timing was tampered with")
 
     def raise_failure(self, reply: dict[str, Any], when: str) -> None:
         failure = reply.get("failure")

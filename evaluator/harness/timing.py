@@ -18,10 +18,10 @@ import math
 import os
 import statistics
 import tempfile
-import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from time import perf_counter  # bound at import: a later patch of time.perf_counter misses it
+from typing import Any, Protocol
 
 import torch
 
@@ -103,29 +103,52 @@ Keep = Callable[[int, Any], None]  # position, result -> hand the result on (out
 RunBatch = Callable[[int, int, bool], list[Sample]]  # first index, count, timed -> samples
 
 
+class Gate(Protocol):
+    """Lets someone outside watch each call: opened right before it, closed once its outputs
+    have been handed on (so its observer's clock covers the call and nothing can follow it)."""
+
+    def open(self, position: int) -> None: ...
+
+    def close(self, position: int) -> None: ...
+
+
+class _NoGate:
+    def open(self, position: int) -> None:
+        pass
+
+    def close(self, position: int) -> None:
+        pass
+
+
 def time_batch(prepare: Prepare, invoke: Invoke, keep: Keep, count: int, device: torch.device,
-               timed: bool = True) -> list[Sample]:
+               timed: bool = True, gate: Gate | None = None) -> list[Sample]:
     """Run `count` calls; when timed, one sample each. keep() runs after each call's window."""
+    gate = gate or _NoGate()
     if not timed:
         for j in range(count):
-            result = invoke(prepare(j))
+            args = prepare(j)
+            gate.open(j)
+            result = invoke(args)
             _sync(device)
             keep(j, result)
+            gate.close(j)
         return []
     if device.type == "cuda":
-        return _time_cuda(prepare, invoke, keep, count, device)
+        return _time_cuda(prepare, invoke, keep, count, device, gate)
     samples = []
     for j in range(count):
         args = prepare(j)
-        t0 = time.perf_counter()
+        gate.open(j)
+        t0 = perf_counter()
         result = invoke(args)
-        samples.append(Sample(host_ms=(time.perf_counter() - t0) * 1e3))
+        samples.append(Sample(host_ms=(perf_counter() - t0) * 1e3))
         keep(j, result)
+        gate.close(j)
     return samples
 
 
 def _time_cuda(prepare: Prepare, invoke: Invoke, keep: Keep, count: int,
-               device: torch.device) -> list[Sample]:
+               device: torch.device, gate: Gate) -> list[Sample]:
     from torch.profiler import ProfilerActivity, profile, record_function
 
     flush = _l2_flush_buffer(device)
@@ -137,15 +160,17 @@ def _time_cuda(prepare: Prepare, invoke: Invoke, keep: Keep, count: int,
             flush.zero_()
             torch.cuda.synchronize(device)
             start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            gate.open(j)
             with record_function(f"{ANNOTATION}{j}"):
-                t0 = time.perf_counter()
+                t0 = perf_counter()
                 start.record()
                 result = invoke(args)
                 end.record()
                 torch.cuda.synchronize(device)
-                host.append((time.perf_counter() - t0) * 1e3)
+                host.append((perf_counter() - t0) * 1e3)
             events.append((start, end))
             keep(j, result)
+            gate.close(j)
     spans = _activity_spans(prof, count)
     return [Sample(host_ms=h, gpu_ms=span, event_ms=start.elapsed_time(end))
             for span, h, (start, end) in zip(spans, host, events, strict=True)]
@@ -156,7 +181,7 @@ def measure(run_batch: RunBatch, options: TimingOptions, clock: str) -> Timing:
     if options.warmup:
         run_batch(0, options.warmup, False)
     samples: list[Sample] = []
-    started = time.perf_counter()
+    started = perf_counter()
     while _keep_going([s.primary_ms for s in samples], started, options):
         count = max(1, min(options.batch, options.max_iterations - len(samples)))
         samples += run_batch(options.warmup + len(samples), count, True)
@@ -230,8 +255,8 @@ def _sync(device: torch.device) -> None:
 def _keep_going(samples: list[float], started: float, options: TimingOptions) -> bool:
     n = len(samples)
     if n < options.min_iterations:
-        return time.perf_counter() - started < options.budget_seconds * 4 or n == 0
-    if n >= options.max_iterations or time.perf_counter() - started > options.budget_seconds:
+        return perf_counter() - started < options.budget_seconds * 4 or n == 0
+    if n >= options.max_iterations or perf_counter() - started > options.budget_seconds:
         return False
     return _rse(samples) > options.target_rse
 

@@ -8,6 +8,7 @@ caught" from "the cheat never got a chance" and hold only the cheated workloads 
 
 from __future__ import annotations
 
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,8 @@ MANY_CALLS: dict[str, Any] = {
 }
 # The same with several timed calls per round trip to the solution's process, as on a GPU.
 BATCHED: dict[str, Any] = {**MANY_CALLS, "timing": {**MANY_CALLS["timing"], "batch": 4}}
+# As the workers run them: in the sandbox (scripts/setup installs bubblewrap).
+BACKEND = "bubblewrap" if shutil.which("bwrap") else "none"
 # Verdicts that mean the test itself is broken (a cheat that does not import, a bad problem).
 BROKEN = {status.COMPILE_ERROR, status.INVALID_REFERENCE}
 
@@ -76,7 +79,8 @@ def evaluate_cheat(
 ) -> CheatRun:
     """Evaluate cheats/<name>.py on the CPU (visible + hidden smoke workloads) and score it."""
     evaluated = evaluate_source(tmp_path, cheat_source(name), problem_dir=problem_dir, options=options,
-                                seed=seed, workload_seconds=workload_seconds, supervise=supervise)
+                                seed=seed, workload_seconds=workload_seconds, supervise=supervise,
+                                backend=BACKEND)
     return scored(evaluated, tmp_path / "job" / "solution", "cpu")
 
 
