@@ -1,5 +1,5 @@
 """Backends that run the harness on untrusted code, behind one interface (sandbox.base)."""
 
-from .base import Backend, Limits, RunResult, get_backend
+from .base import BACKENDS, Backend, Limits, RunResult, get_backend
 
-__all__ = ["Backend", "Limits", "RunResult", "get_backend"]
+__all__ = ["BACKENDS", "Backend", "Limits", "RunResult", "get_backend"]

@@ -64,8 +64,9 @@ def build_parser() -> argparse.ArgumentParser:
                     help="secret for drawing hidden workloads (default: $SOLARENA_HIDDEN_SECRET)")
     ev.add_argument("--hidden-file", type=Path, help="private JSONL file of hidden workloads")
     ev.add_argument("--seed", type=int, default=None, help="input seed (default: random per run)")
-    ev.add_argument("--sandbox", choices=("none", "bubblewrap"), default="none",
-                    help="how to isolate the solution: none (a plain child process) or bubblewrap")
+    ev.add_argument("--sandbox", choices=sandbox.BACKENDS, default="none",
+                    help="how to isolate the solution: none (a plain child process), bubblewrap, "
+                         "or docker (the evaluator image, docker/evaluator.Dockerfile)")
     ev.add_argument("--workload-timeout", type=float, default=60.0, metavar="SECONDS")
     ev.add_argument("--timeout", type=float, default=1800.0, metavar="SECONDS",
                     help="limit for the whole evaluation")

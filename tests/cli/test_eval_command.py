@@ -101,6 +101,15 @@ def test_non_utf8_solution_is_refused(tmp_path: Path) -> None:
     assert "not UTF-8" in result.stderr
 
 
+def test_docker_sandbox_without_an_engine_says_what_is_missing(tmp_path: Path) -> None:
+    result = solarena("eval", "--problem", str(SCALE_SHIFT), "--solution", str(write(tmp_path, CORRECT)),
+                      "--hardware", "cpu", "--sandbox", "docker")
+    if result.returncode == 0:  # a host with an engine and the evaluator image
+        return
+    assert result.returncode == 2, result.stderr
+    assert "docker" in result.stderr.lower()
+
+
 def test_invalid_problem_directory_is_named(tmp_path: Path) -> None:
     problem = tmp_path / "broken"
     problem.mkdir()
