@@ -21,6 +21,10 @@ class SolutionError(ValueError):
     """A solution file that cannot be used; the message names the problem."""
 
 
+class SourceTooLarge(SolutionError):
+    """Sources over the size limit (the API answers 413 to it)."""
+
+
 @dataclass(frozen=True)
 class SolutionFiles:
     """A solution as text files plus the file the harness loads (a .py or solution.json)."""
@@ -38,6 +42,44 @@ class SolutionFiles:
         if path.suffix != ".py":
             raise SolutionError(f"{path}: a solution is a .py file or a solution.json")
         return cls({path.name: text}, path.name)
+
+    @classmethod
+    def from_upload(cls, name: str, data: bytes, max_bytes: int = MAX_SOURCE_BYTES) -> SolutionFiles:
+        """One uploaded file: a .py solution or a solution.json."""
+        filename = PurePosixPath((name or "").replace("\\", "/")).name
+        if not filename.endswith((".py", ".json")):
+            raise SolutionError(f"{filename or 'file'}: a solution is a .py file or a solution.json")
+        text = source_text(data, filename, max_bytes)
+        if filename.endswith(".json"):
+            return cls.from_solution_json(text, filename)
+        return cls({filename: text}, filename)
+
+    @classmethod
+    def from_sources(cls, sources: Mapping[str, str], entry: str,
+                     max_bytes: int = MAX_SOURCE_BYTES) -> SolutionFiles:
+        """Files given as {path: text} and the .py file the harness loads; or a single
+        solution.json (the entry) that lists its own sources."""
+        if not sources:
+            raise SolutionError("sources: give at least one file")
+        if entry.endswith(".json"):
+            if list(sources) != [entry]:
+                raise SolutionError("sources: a solution.json entry comes alone (it lists its own sources)")
+            return cls.from_solution_json(source_text(_encoded(sources[entry]), entry, max_bytes), entry)
+        if not entry.endswith(".py"):
+            raise SolutionError(f"entry: {entry!r} must be a .py file or a solution.json")
+        files: dict[str, str] = {}
+        total = 0
+        for path, text in sources.items():
+            name = _safe_relative(path, "sources")
+            data = _encoded(text) if isinstance(text, str) else None
+            if data is None:
+                raise SolutionError(f"{name}: the content must be text")
+            files[name] = source_text(data, name, max_bytes)
+            total += len(data)
+        check_size(total, "sources (all files together)", max_bytes)
+        if entry not in files:
+            raise SolutionError(f"entry: {entry!r} is not one of the sources")
+        return cls(files, entry)
 
     @classmethod
     def from_solution_json(cls, text: str, where: str = "solution.json") -> SolutionFiles:
@@ -131,3 +173,31 @@ def _read_text(path: Path) -> str:
         return data.decode("utf-8")
     except UnicodeDecodeError:
         raise SolutionError(f"{path}: not UTF-8 text") from None
+
+
+def source_text(data: bytes, where: str, max_bytes: int = MAX_SOURCE_BYTES) -> str:
+    """A source file's text: non-empty, at most max_bytes, UTF-8, and no binary (NUL bytes)."""
+    check_size(len(data), where, max_bytes)
+    if not data.strip():
+        raise SolutionError(f"{where}: the file is empty")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise SolutionError(f"{where}: not UTF-8 text") from None
+    if "\x00" in text:
+        raise SolutionError(f"{where}: a binary file (it holds NUL bytes), not source text")
+    return text
+
+
+def check_size(nbytes: int, where: str, max_bytes: int = MAX_SOURCE_BYTES) -> None:
+    if nbytes > max_bytes:
+        raise SourceTooLarge(f"{where}: {nbytes} bytes, over the limit of {_size(max_bytes)}")
+
+
+def _encoded(text: str) -> bytes:
+    # Lone surrogates (possible in JSON strings) survive here so that decoding calls them non-UTF-8.
+    return text.encode("utf-8", "surrogatepass")
+
+
+def _size(nbytes: int) -> str:
+    return f"{nbytes // 1024} KiB" if nbytes % 1024 == 0 else f"{nbytes} bytes"

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from evaluator.harness import problem as spec
 
-from .models import Problem, Workload
+from .hardware import HARDWARE
+from .models import Hardware, Problem, Workload
+from .scoring import sol_bound_ms
+from .sol import workload_work
 
 
 def definition_of(problem: Problem) -> spec.Definition:
@@ -43,3 +48,21 @@ def workloads_for(problem: Problem, *, smoke: bool) -> list[spec.Workload]:
         w for w in rows if w.visibility == Workload.HIDDEN
     ]
     return [harness_workload(w, definition) for w in ordered]
+
+
+def visible_sol_bounds(
+    problem: Problem, hardware: Iterable[Hardware]
+) -> list[tuple[Workload, dict[str, float]]]:
+    """Each visible workload with its SOL bound in ms on each hardware (calibrated peaks where
+    measured). Hidden workloads are not read at all."""
+    definition = definition_of(problem)
+    known = [hw for hw in hardware if hw.slug in HARDWARE]
+    bounds = []
+    for workload in problem.workloads.filter(visibility=Workload.VISIBLE).order_by("position"):
+        work = workload_work(definition, workload.axes)
+        bounds.append((workload, {
+            hw.slug: sol_bound_ms(work.flops, work.bytes, HARDWARE[hw.slug], work.dtype,
+                                  hw.calibrated or None)
+            for hw in known
+        }))
+    return bounds

@@ -41,6 +41,11 @@ INSTALLED_APPS = [
     "leaderboard",
     "submissions",
     "evaluator",
+    "accounts",
+    "rest_framework",
+    "django_filters",
+    "drf_spectacular",
+    "api",
 ]
 
 MIDDLEWARE = [
@@ -87,6 +92,18 @@ USE_I18N = True
 USE_TZ = True
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "profile"
+LOGOUT_REDIRECT_URL = "home"
+
+# Throttle counters live in the cache: a deployment with several web processes points CACHE_URL
+# at Redis so they share them.
+CACHE_URL = env_str("CACHE_URL", "locmem://")
+CACHES = {
+    "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": CACHE_URL}
+    if CACHE_URL.startswith(("redis://", "rediss://"))
+    else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+}
 
 # Where bundled problems live and the secret hidden workloads are drawn with.
 PROBLEMS_DIR = Path(env_str("SOLARENA_PROBLEMS_DIR", str(BASE_DIR / "problems")))
@@ -128,3 +145,41 @@ SOLARENA_EVAL_MAX_PROCESSES = env_int("SOLARENA_EVAL_MAX_PROCESSES", 64)
 SOLARENA_EVAL_MAX_OPEN_FILES = env_int("SOLARENA_EVAL_MAX_OPEN_FILES", 4096)
 SOLARENA_WORKLOAD_SECONDS = env_int("SOLARENA_WORKLOAD_SECONDS", 60)
 SOLARENA_EVAL_SECONDS = env_int("SOLARENA_EVAL_SECONDS", 1800)
+
+# REST API (/api/v1/). Rates are "<count>/<second|minute|hour|day>".
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "accounts.authentication.ApiTokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
+    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
+    "PAGE_SIZE": env_int("API_PAGE_SIZE", 50),
+    "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
+    "DEFAULT_THROTTLE_CLASSES": [
+        "rest_framework.throttling.AnonRateThrottle",
+        "rest_framework.throttling.UserRateThrottle",
+        "rest_framework.throttling.ScopedRateThrottle",
+    ],
+    "DEFAULT_THROTTLE_RATES": {
+        "anon": env_str("API_THROTTLE_ANON", "120/minute"),
+        "user": env_str("API_THROTTLE_USER", "600/minute"),
+        "submissions": env_str("API_THROTTLE_SUBMISSIONS", "20/minute"),
+    },
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "TEST_REQUEST_DEFAULT_FORMAT": "json",
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "solarena API",
+    "DESCRIPTION": "Problems, hardware, submissions and leaderboards of a solarena deployment.",
+    "VERSION": "1",
+    "SCHEMA_PATH_PREFIX": "/api/v1",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "COMPONENT_SPLIT_REQUEST": True,
+}
+
+# Quotas: submissions one participant may make per problem in any 24 hours (evaluations the
+# platform failed do not count), and the size of a solution's sources.
+SUBMISSIONS_PER_PROBLEM_PER_DAY = env_int("SOLARENA_SUBMISSIONS_PER_PROBLEM_PER_DAY", 50)
+SOLARENA_MAX_SOURCE_BYTES = env_int("SOLARENA_MAX_SOURCE_BYTES", 1 << 20)

@@ -1,9 +1,11 @@
 from django.contrib import admin
-from django.urls import path
+from django.urls import include, path
 
 from leaderboard import views
 
 urlpatterns = [
     path("", views.home, name="home"),
+    path("accounts/", include("accounts.urls")),
+    path("api/v1/", include("api.urls")),
     path("admin/", admin.site.urls),
 ]

@@ -1,0 +1,8 @@
+from django.apps import AppConfig
+
+
+class ApiConfig(AppConfig):
+    name = "api"
+
+    def ready(self) -> None:
+        from . import schema  # noqa: F401  (registers the token scheme with drf-spectacular)

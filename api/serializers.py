@@ -1,0 +1,189 @@
+"""What the API reads and writes. Hidden workloads show only their verdict and score."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from evaluator.jobs import SolutionError, SolutionFiles, SourceTooLarge, check_size
+from evaluator.models import Evaluation, WorkloadResult
+from leaderboard.models import Hardware, LeaderboardEntry, Problem, Workload
+from submissions.models import LANGUAGES, Submission
+
+from .errors import SourceTooLargeError
+
+
+class HardwareSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Hardware
+        fields = ["slug", "name", "vendor", "memory_gb", "memory_bandwidth", "l2_bytes", "peak_flops",
+                  "calibrated", "active"]
+
+
+class ProblemSerializer(serializers.ModelSerializer):
+    category = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+
+    class Meta:
+        model = Problem
+        fields = ["name", "version", "category", "task_type", "op_type", "description"]
+
+
+class VisibleWorkloadSerializer(serializers.Serializer):
+    uuid = serializers.CharField()
+    smoke = serializers.BooleanField(help_text="a small size, run on the cpu hardware")
+    axes = serializers.DictField(child=serializers.IntegerField())
+    inputs = serializers.JSONField()
+    tolerance = serializers.JSONField()
+    sol_ms = serializers.DictField(child=serializers.FloatField(),
+                                   help_text="the SOL bound in ms, per hardware slug")
+
+
+class ProblemDetailSerializer(ProblemSerializer):
+    definition = serializers.JSONField()
+    workloads = VisibleWorkloadSerializer(many=True, source="visible_workloads",
+                                          help_text="the visible workloads; hidden ones are never listed")
+
+    class Meta(ProblemSerializer.Meta):
+        fields = [*ProblemSerializer.Meta.fields, "definition", "workloads"]
+
+
+class WorkloadResultSerializer(serializers.Serializer):
+    """A visible workload's whole row; a hidden one's verdict and score only."""
+
+    visibility = serializers.ChoiceField(choices=[Workload.VISIBLE, Workload.HIDDEN])
+    status = serializers.CharField()
+    score = serializers.FloatField()
+    uuid = serializers.CharField(required=False, help_text="visible workloads only")
+    axes = serializers.DictField(child=serializers.IntegerField(), required=False,
+                                 help_text="visible workloads only")
+    smoke = serializers.BooleanField(required=False, help_text="visible workloads only")
+    message = serializers.CharField(required=False, help_text="visible workloads only")
+    latency_ms = serializers.FloatField(required=False, allow_null=True, help_text="visible workloads only")
+    reference_latency_ms = serializers.FloatField(required=False, allow_null=True,
+                                                  help_text="visible workloads only")
+    baseline_latency_ms = serializers.FloatField(required=False, allow_null=True,
+                                                 help_text="visible workloads only")
+    sol_ms = serializers.FloatField(required=False, help_text="visible workloads only")
+    below_sol = serializers.BooleanField(required=False, help_text="visible workloads only")
+
+    def to_representation(self, instance: WorkloadResult) -> dict[str, Any]:
+        workload = instance.workload
+        row: dict[str, Any] = {"visibility": workload.visibility, "status": instance.status,
+                               "score": instance.score}
+        if workload.visibility == Workload.HIDDEN:
+            return row
+        return {**row, "uuid": workload.uuid, "axes": workload.axes, "smoke": workload.smoke,
+                "message": instance.message, "latency_ms": instance.latency_ms,
+                "reference_latency_ms": instance.reference_latency_ms,
+                "baseline_latency_ms": instance.baseline_latency_ms, "sol_ms": instance.sol_ms,
+                "below_sol": instance.below_sol}
+
+
+class EvaluationSerializer(serializers.ModelSerializer):
+    hardware = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+
+    class Meta:
+        model = Evaluation
+        fields = ["id", "hardware", "state", "score", "error", "reward_hack", "attempts", "created",
+                  "started_at", "finished_at"]
+
+
+class EvaluationDetailSerializer(EvaluationSerializer):
+    results = WorkloadResultSerializer(many=True, read_only=True)
+
+    class Meta(EvaluationSerializer.Meta):
+        fields = [*EvaluationSerializer.Meta.fields, "aggregates", "environment", "results"]
+
+
+class SubmissionSerializer(serializers.ModelSerializer):
+    problem = serializers.CharField(source="problem.name", read_only=True)
+    problem_version = serializers.IntegerField(source="problem.version", read_only=True)
+    evaluations = EvaluationSerializer(many=True, read_only=True)
+
+    class Meta:
+        model = Submission
+        fields = ["id", "problem", "problem_version", "language", "entry", "created", "evaluations"]
+
+
+class SubmissionDetailSerializer(SubmissionSerializer):
+    """Only ever given to the owner or an admin (anyone else gets 404), so the sources are in."""
+
+    evaluations = EvaluationDetailSerializer(many=True, read_only=True)
+
+    class Meta(SubmissionSerializer.Meta):
+        fields = [*SubmissionSerializer.Meta.fields, "sources"]
+
+
+class SubmissionCreateSerializer(serializers.Serializer):
+    """A solution as one uploaded file (multipart `file`), or as JSON `sources` plus `entry`."""
+
+    problem = serializers.CharField(help_text="the problem's name (its current version is evaluated)")
+    hardware = serializers.ListField(child=serializers.SlugField(), min_length=1,
+                                     help_text="slugs of the hardware to evaluate on")
+    language = serializers.ChoiceField(choices=LANGUAGES)
+    file = serializers.FileField(required=False, help_text="a .py solution or a solution.json")
+    sources = serializers.DictField(child=serializers.CharField(allow_blank=True, trim_whitespace=False),
+                                    required=False, help_text="file path -> text")
+    entry = serializers.CharField(required=False, help_text="with sources: the file the harness loads")
+
+    def validate_problem(self, name: str) -> Problem:
+        problem = Problem.objects.filter(name=name, is_current=True).first()
+        if problem is None:
+            raise serializers.ValidationError(f"unknown problem {name!r}")
+        return problem
+
+    def validate_hardware(self, slugs: list[str]) -> list[Hardware]:
+        found = {hw.slug: hw for hw in Hardware.objects.filter(slug__in=slugs, active=True)}
+        unknown = [slug for slug in slugs if slug not in found]
+        if unknown:
+            known = ", ".join(Hardware.objects.filter(active=True).values_list("slug", flat=True))
+            raise serializers.ValidationError(
+                f"unknown or inactive hardware {', '.join(map(repr, unknown))}; known: {known}")
+        return [found[slug] for slug in dict.fromkeys(slugs)]
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        upload, sources = attrs.pop("file", None), attrs.pop("sources", None)
+        entry = attrs.pop("entry", None)
+        if (upload is None) == (sources is None):
+            raise serializers.ValidationError({"file": "give either a file or sources (with entry), not both "
+                                                       "and not neither"})
+        if sources is not None and not entry:
+            raise serializers.ValidationError({"entry": "with sources, name the file the harness loads"})
+        field = "file" if upload is not None else "sources"
+        limit = settings.SOLARENA_MAX_SOURCE_BYTES
+        try:
+            if upload is not None:
+                check_size(upload.size, upload.name, limit)  # before reading any of it
+                attrs["files"] = SolutionFiles.from_upload(upload.name, upload.read(), limit)
+            else:
+                attrs["files"] = SolutionFiles.from_sources(sources, entry, limit)
+        except SourceTooLarge as exc:
+            raise SourceTooLargeError({field: [str(exc)]}) from None
+        except SolutionError as exc:
+            raise serializers.ValidationError({field: str(exc)}) from None
+        return attrs
+
+
+class LeaderboardEntrySerializer(serializers.ModelSerializer):
+    rank = serializers.IntegerField()
+    user = serializers.CharField(source="user.username")
+    team = serializers.SerializerMethodField()
+
+    class Meta:
+        model = LeaderboardEntry
+        fields = ["rank", "user", "team", "score", "submissions", "submitted_at"]
+
+    @extend_schema_field(serializers.CharField())
+    def get_team(self, entry: LeaderboardEntry) -> str:
+        profile = getattr(entry.user, "profile", None)
+        return profile.team if profile else ""
+
+
+class LeaderboardSerializer(serializers.Serializer):
+    problem = serializers.CharField()
+    version = serializers.IntegerField()
+    hardware = serializers.CharField()
+    entries = LeaderboardEntrySerializer(many=True)

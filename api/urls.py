@@ -1,0 +1,20 @@
+"""/api/v1/: the version is in the prefix; a new one would mount beside it."""
+
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from rest_framework.routers import DefaultRouter
+
+from . import views
+
+router = DefaultRouter(trailing_slash=True)
+router.include_root_view = False
+router.register("problems", views.ProblemViewSet, basename="problem")
+router.register("hardware", views.HardwareViewSet, basename="hardware")
+router.register("submissions", views.SubmissionViewSet, basename="submission")
+
+urlpatterns = [
+    path("", include(router.urls)),
+    path("leaderboards/<str:problem>/<slug:hardware>/", views.LeaderboardView.as_view(), name="leaderboard"),
+    path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+]

@@ -1,0 +1,136 @@
+"""The REST API's endpoints; reading and writing go through the apps' services and ranking modules."""
+
+from __future__ import annotations
+
+from django.db.models import Prefetch, QuerySet
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import mixins, permissions, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from evaluator.models import Evaluation, WorkloadResult
+from leaderboard.models import Hardware, Problem
+from leaderboard.problems import visible_sol_bounds
+from leaderboard.rankings import board
+from submissions import services
+from submissions.models import Submission
+
+from .errors import ConflictError, QuotaExceededError
+from .filters import ProblemFilter
+from .serializers import (
+    HardwareSerializer,
+    LeaderboardSerializer,
+    ProblemDetailSerializer,
+    ProblemSerializer,
+    SubmissionCreateSerializer,
+    SubmissionDetailSerializer,
+    SubmissionSerializer,
+)
+
+
+class HardwareViewSet(viewsets.ReadOnlyModelViewSet):
+    queryset = Hardware.objects.all()
+    serializer_class = HardwareSerializer
+    permission_classes = [permissions.AllowAny]
+    lookup_field = "slug"
+
+
+class ProblemViewSet(viewsets.ReadOnlyModelViewSet):
+    """Current versions of the problems."""
+
+    queryset = Problem.objects.filter(is_current=True).select_related("category").order_by("name")
+    permission_classes = [permissions.AllowAny]
+    filterset_class = ProblemFilter
+    lookup_field = "name"
+
+    def get_serializer_class(self) -> type[ProblemSerializer]:
+        return ProblemDetailSerializer if self.action == "retrieve" else ProblemSerializer
+
+    def retrieve(self, request: Request, *args: object, **kwargs: object) -> Response:
+        problem = self.get_object()
+        problem.visible_workloads = [
+            {"uuid": w.uuid, "smoke": w.smoke, "axes": w.axes, "inputs": w.inputs, "tolerance": w.tolerance,
+             "sol_ms": bounds}
+            for w, bounds in visible_sol_bounds(problem, Hardware.objects.filter(active=True))
+        ]
+        return Response(self.get_serializer(problem).data)
+
+
+class SubmissionViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin,
+                        viewsets.GenericViewSet):
+    """The caller's own submissions (an admin may open anyone's; others get 404)."""
+
+    permission_classes = [permissions.IsAuthenticated]
+    parser_classes = [JSONParser, MultiPartParser, FormParser]
+
+    @property
+    def throttle_scope(self) -> str | None:
+        return "submissions" if self.action == "create" else None
+
+    def get_queryset(self) -> QuerySet[Submission]:
+        if getattr(self, "swagger_fake_view", False):  # drf-spectacular inspecting, no user
+            return Submission.objects.none()
+        submissions = Submission.objects.select_related("problem").order_by("-created", "-pk")
+        if self.action == "list" or not self.request.user.is_staff:
+            submissions = submissions.filter(owner=self.request.user)
+        evaluations = Evaluation.objects.select_related("hardware").order_by("hardware__slug")
+        if self.action == "list":
+            return submissions.prefetch_related(Prefetch("evaluations", queryset=evaluations))
+        results = WorkloadResult.objects.select_related("workload").order_by("workload__position")
+        return submissions.prefetch_related(
+            Prefetch("evaluations", queryset=evaluations),
+            Prefetch("evaluations__results", queryset=results))
+
+    def get_serializer_class(self) -> type:
+        return {"list": SubmissionSerializer, "create": SubmissionCreateSerializer}.get(
+            self.action, SubmissionDetailSerializer)
+
+    @extend_schema(responses={201: SubmissionDetailSerializer,
+                              413: OpenApiResponse(description="sources over the size limit"),
+                              429: OpenApiResponse(description="daily submission quota reached")})
+    def create(self, request: Request, *args: object, **kwargs: object) -> Response:
+        serializer = self.get_serializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        try:
+            submission = services.create_submission(request.user, data["problem"], data["files"],
+                                                    data["language"], data["hardware"])
+        except services.QuotaExceeded as exc:
+            raise QuotaExceededError(str(exc)) from None
+        created = self.get_queryset().get(pk=submission.pk)
+        return Response(SubmissionDetailSerializer(created).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(request=None, responses={200: SubmissionDetailSerializer,
+                                            409: OpenApiResponse(description="nothing left queued")})
+    @action(detail=True, methods=["post"])
+    def cancel(self, request: Request, pk: str | None = None) -> Response:
+        """Cancel the evaluations no worker has started yet."""
+        submission = self.get_object()
+        if submission.owner_id != request.user.pk:
+            self.permission_denied(request, "only the owner may cancel a submission")
+        try:
+            services.cancel_submission(submission)
+        except services.NotCancellable as exc:
+            raise ConflictError(str(exc)) from None
+        return Response(SubmissionDetailSerializer(self.get_queryset().get(pk=submission.pk)).data)
+
+
+class LeaderboardView(APIView):
+    """One board: the current version of a problem on one hardware, best first."""
+
+    permission_classes = [permissions.AllowAny]
+
+    @extend_schema(responses=LeaderboardSerializer)
+    def get(self, request: Request, problem: str, hardware: str) -> Response:
+        current = get_object_or_404(Problem, name=problem, is_current=True)
+        hw = get_object_or_404(Hardware, slug=hardware)
+        entries = board(current.pk, hw.pk)
+        for rank, entry in enumerate(entries, start=1):
+            entry.rank = rank
+        document = {"problem": current.name, "version": current.version, "hardware": hw.slug,
+                    "entries": entries}
+        return Response(LeaderboardSerializer(document).data)
