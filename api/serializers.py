@@ -163,7 +163,9 @@ class SubmissionCreateSerializer(serializers.Serializer):
         except SourceTooLarge as exc:
             raise SourceTooLargeError({field: [str(exc)]}) from None
         except SolutionError as exc:
-            raise serializers.ValidationError({field: str(exc)}) from None
+            message = str(exc)
+            raise serializers.ValidationError({"entry" if message.startswith("entry:") else field: message}
+                                              ) from None
         return attrs
 
 
