@@ -9,6 +9,7 @@ from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 
 from . import services
@@ -37,6 +38,7 @@ def profile(request: HttpRequest) -> HttpResponse:
     return _profile_page(request, profile_form=profile_form)
 
 
+@never_cache  # the page holds the secret: no copy in any cache
 @login_required
 @require_POST
 def create_token(request: HttpRequest) -> HttpResponse:

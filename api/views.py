@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from django.db.models import Prefetch, QuerySet
+from django.db.models import Prefetch, QuerySet, prefetch_related_objects
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import mixins, permissions, status, viewsets
@@ -129,6 +129,7 @@ class LeaderboardView(APIView):
         current = get_object_or_404(Problem, name=problem, is_current=True)
         hw = get_object_or_404(Hardware, slug=hardware)
         entries = board(current.pk, hw.pk)
+        prefetch_related_objects(entries, "user__profile")  # the team names, in one query
         for rank, entry in enumerate(entries, start=1):
             entry.rank = rank
         document = {"problem": current.name, "version": current.version, "hardware": hw.slug,

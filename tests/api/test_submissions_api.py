@@ -9,6 +9,7 @@ from unittest import mock
 
 import pytest
 from django.contrib.auth.models import AbstractBaseUser
+from rest_framework.test import APIClient
 
 from evaluator import services as evaluations
 from evaluator.models import Evaluation
@@ -201,3 +202,13 @@ def test_hidden_rows_show_only_status_and_score(problem: Problem, cpu: Hardware)
     for workload in hidden:
         assert workload.uuid not in text
         assert json.dumps(workload.axes) not in text
+
+
+def test_the_browser_session_signs_api_requests_with_csrf(problem: Problem, cpu: Hardware) -> None:
+    user = factories.make_user()
+    browser = APIClient(enforce_csrf_checks=True)
+    browser.force_login(user)
+    assert browser.get(SUBMISSIONS).status_code == 200
+    refused = upload(browser)
+    assert refused.status_code == 403 and "CSRF" in refused.json()["detail"]
+    assert not Submission.objects.exists()

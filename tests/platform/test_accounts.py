@@ -13,6 +13,7 @@ from django.urls import reverse
 from rest_framework.test import APIClient
 
 from accounts.models import ApiToken, Profile
+from accounts.services import create_token as create_api_token
 from tests.platform import factories
 
 pytestmark = pytest.mark.django_db
@@ -75,11 +76,12 @@ def test_token_secret_is_shown_once_and_stored_hashed(client: Client) -> None:
     user = factories.make_user()
     client.force_login(user)
     secret = create_token(client)
-    token = ApiToken.objects.get(user=user)
+    token = ApiToken.objects.get(user=user, name="laptop")
     assert token.name == "laptop" and secret.startswith(token.prefix)
     assert token.key_hash == hashlib.sha256(secret.encode()).hexdigest()
     stored = [str(value) for value in ApiToken.objects.filter(pk=token.pk).values().get().values()]
     assert not any(secret in value for value in stored)
+    assert "no-store" in client.post(reverse("create_token"), {"name": "ci"})["Cache-Control"]
     later = client.get(reverse("profile")).content.decode()
     assert secret not in later and token.prefix in later
 
@@ -125,3 +127,13 @@ def test_nobody_revokes_another_users_token(client: Client) -> None:
     client.post(reverse("revoke_token", args=[token.pk]))
     token.refresh_from_db()
     assert token.revoked_at is None
+
+
+def test_admin_lists_profiles_and_tokens_without_secrets(admin_client: Client) -> None:
+    user = factories.make_user()
+    _, secret = create_api_token(user, "laptop")
+    for model in ("profile", "apitoken"):
+        assert admin_client.get(reverse(f"admin:accounts_{model}_changelist")).status_code == 200
+    token = ApiToken.objects.get(user=user)
+    page = admin_client.get(reverse("admin:accounts_apitoken_change", args=[token.pk])).content.decode()
+    assert token.prefix in page and secret not in page
