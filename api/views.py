@@ -46,6 +46,7 @@ class ProblemViewSet(viewsets.ReadOnlyModelViewSet):
     permission_classes = [permissions.AllowAny]
     filterset_class = ProblemFilter
     lookup_field = "name"
+    lookup_value_regex = "[^/]+"  # names may hold dots
 
     def get_serializer_class(self) -> type[ProblemSerializer]:
         return ProblemDetailSerializer if self.action == "retrieve" else ProblemSerializer
