@@ -345,7 +345,7 @@ def test_a_path_appearing_twice_is_refused() -> None:
     ("softmax/kernels.zip", make_zip({"a.py": NATIVE})),
     ("logs/more.tar.gz", b"whatever"),
     ("softmax.py", gzip.compress(NATIVE.encode())),
-])
+], ids=["zip", "tar-gz-by-name", "gzip-by-content"])  # archive bytes hold timestamps: no ids from them
 def test_an_archive_inside_the_bundle_is_refused(path: str, content: bytes) -> None:
     message = refused(make_zip(bundle_with({path: content})))
     assert path in message and "archive inside the bundle" in message
