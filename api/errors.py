@@ -12,6 +12,12 @@ class SourceTooLargeError(APIException):
     default_code = "source_too_large"
 
 
+class BundleTooLargeError(APIException):
+    status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
+    default_detail = "the bundle archive is over the size limit"
+    default_code = "bundle_too_large"
+
+
 class QuotaExceededError(APIException):
     status_code = status.HTTP_429_TOO_MANY_REQUESTS
     default_detail = "daily submission quota reached"

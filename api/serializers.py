@@ -11,9 +11,22 @@ from rest_framework import serializers
 from evaluator.jobs import SolutionError, SolutionFiles, SourceTooLarge, check_size
 from evaluator.models import Evaluation, WorkloadResult
 from leaderboard.models import Hardware, LeaderboardEntry, Problem, Workload
-from submissions.models import LANGUAGES, Submission
+from submissions import suites as agent_suites
+from submissions.bundles import DEFAULT_LIMITS, Bundle, BundleError, read_bundle
+from submissions.models import LANGUAGES, AgentSubmission, Submission
 
-from .errors import SourceTooLargeError
+from .errors import BundleTooLargeError, SourceTooLargeError
+
+
+def active_hardware(slugs: list[str]) -> list[Hardware]:
+    """The active hardware of the slugs, in their order without repeats; unknown ones refused."""
+    found = {hw.slug: hw for hw in Hardware.objects.filter(slug__in=slugs, active=True)}
+    unknown = [slug for slug in slugs if slug not in found]
+    if unknown:
+        known = ", ".join(Hardware.objects.filter(active=True).values_list("slug", flat=True))
+        raise serializers.ValidationError(
+            f"unknown or inactive hardware {', '.join(map(repr, unknown))}; known: {known}")
+    return [found[slug] for slug in dict.fromkeys(slugs)]
 
 
 class HardwareSerializer(serializers.ModelSerializer):
@@ -105,7 +118,8 @@ class SubmissionSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Submission
-        fields = ["id", "problem", "problem_version", "language", "entry", "created", "evaluations"]
+        fields = ["id", "problem", "problem_version", "language", "entry", "agent_submission", "created",
+                  "evaluations"]
 
 
 class SubmissionDetailSerializer(SubmissionSerializer):
@@ -136,13 +150,7 @@ class SubmissionCreateSerializer(serializers.Serializer):
         return problem
 
     def validate_hardware(self, slugs: list[str]) -> list[Hardware]:
-        found = {hw.slug: hw for hw in Hardware.objects.filter(slug__in=slugs, active=True)}
-        unknown = [slug for slug in slugs if slug not in found]
-        if unknown:
-            known = ", ".join(Hardware.objects.filter(active=True).values_list("slug", flat=True))
-            raise serializers.ValidationError(
-                f"unknown or inactive hardware {', '.join(map(repr, unknown))}; known: {known}")
-        return [found[slug] for slug in dict.fromkeys(slugs)]
+        return active_hardware(slugs)
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         upload, sources = attrs.pop("file", None), attrs.pop("sources", None)
@@ -189,3 +197,92 @@ class LeaderboardSerializer(serializers.Serializer):
     version = serializers.IntegerField()
     hardware = serializers.CharField()
     entries = LeaderboardEntrySerializer(many=True)
+
+
+class AgentSubmissionCreateSerializer(serializers.Serializer):
+    """An agent bundle (docs/agent-bundles.md) as one multipart upload, and the hardware to run on."""
+
+    file = serializers.FileField(help_text="the bundle: a zip or tar.gz archive")
+    hardware = serializers.ListField(child=serializers.SlugField(), min_length=1,
+                                     help_text="slugs of the hardware to evaluate every solution on")
+
+    def validate_hardware(self, slugs: list[str]) -> list[Hardware]:
+        return active_hardware(slugs)
+
+    def validate_file(self, upload: Any) -> Bundle:
+        limit = DEFAULT_LIMITS.max_archive_bytes
+        name = upload.name or "bundle"
+        if upload.size > limit:  # before reading any of it
+            raise BundleTooLargeError({"file": [f"{name}: {upload.size} bytes is over the limit of "
+                                                f"{limit} bytes on a bundle archive"]})
+        try:
+            return read_bundle(upload.read(), name)
+        except BundleError as exc:
+            raise serializers.ValidationError(str(exc)) from None
+
+
+AGENT_STATUSES = [agent_suites.QUEUED, agent_suites.RUNNING, agent_suites.DONE]
+
+
+class SuiteSerializer(serializers.Serializer):
+    hardware = serializers.CharField()
+    status = serializers.ChoiceField(choices=AGENT_STATUSES)
+    score = serializers.FloatField(help_text="mean over the bundle's problems; unscored ones count 0")
+    problems = serializers.IntegerField(help_text="problems in the bundle")
+    scored = serializers.IntegerField(help_text="problems with a valid score on this hardware")
+
+
+class AgentSolutionSerializer(serializers.ModelSerializer):
+    problem = serializers.CharField(source="problem.name", read_only=True)
+    problem_version = serializers.IntegerField(source="problem.version", read_only=True)
+    evaluations = EvaluationSerializer(many=True, read_only=True)
+
+    class Meta:
+        model = Submission
+        fields = ["id", "problem", "problem_version", "language", "evaluations"]
+
+
+class AgentSubmissionSerializer(serializers.ModelSerializer):
+    """Needs the prefetch of submissions.suites.with_evaluations."""
+
+    status = serializers.SerializerMethodField()
+    suites = serializers.SerializerMethodField()
+    submissions = AgentSolutionSerializer(many=True, read_only=True)
+
+    class Meta:
+        model = AgentSubmission
+        fields = ["id", "name", "version", "model", "description", "budget_usd", "cost_usd", "tokens",
+                  "wall_seconds", "created", "status", "suites", "submissions"]
+
+    @extend_schema_field(serializers.ChoiceField(choices=AGENT_STATUSES))
+    def get_status(self, agent: AgentSubmission) -> str:
+        return agent_suites.agent_status(agent)
+
+    @extend_schema_field(SuiteSerializer(many=True))
+    def get_suites(self, agent: AgentSubmission) -> list[dict[str, Any]]:
+        return SuiteSerializer(agent_suites.suites(agent), many=True).data
+
+
+class AgentSubmissionDetailSerializer(AgentSubmissionSerializer):
+    """Only ever given to the owner or an admin, so the logs are in."""
+
+    class Meta(AgentSubmissionSerializer.Meta):
+        fields = [*AgentSubmissionSerializer.Meta.fields, "logs"]
+
+
+class AgentBoardEntrySerializer(serializers.Serializer):
+    rank = serializers.IntegerField()
+    agent = serializers.CharField()
+    user = serializers.CharField()
+    team = serializers.CharField()
+    version = serializers.CharField(help_text="of the best agent submission")
+    model = serializers.CharField(help_text="of the best agent submission")
+    agent_submission = serializers.IntegerField(help_text="the best agent submission's id")
+    score = serializers.FloatField(help_text="its suite score")
+    submissions = serializers.IntegerField(help_text="finished agent submissions of this agent here")
+    submitted_at = serializers.DateTimeField()
+
+
+class AgentBoardSerializer(serializers.Serializer):
+    hardware = serializers.CharField()
+    entries = AgentBoardEntrySerializer(many=True)

@@ -11,9 +11,11 @@ router.include_root_view = False
 router.register("problems", views.ProblemViewSet, basename="problem")
 router.register("hardware", views.HardwareViewSet, basename="hardware")
 router.register("submissions", views.SubmissionViewSet, basename="submission")
+router.register("agent-submissions", views.AgentSubmissionViewSet, basename="agent-submission")
 
 urlpatterns = [
     path("", include(router.urls)),
+    path("leaderboards/agents/", views.AgentBoardView.as_view(), name="agent-leaderboard"),
     path("leaderboards/<str:problem>/<slug:hardware>/", views.LeaderboardView.as_view(), name="leaderboard"),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from django.db.models import Prefetch, QuerySet, prefetch_related_objects
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import mixins, permissions, status, viewsets
 from rest_framework.decorators import action
+from rest_framework.exceptions import ValidationError
 from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -16,12 +17,16 @@ from evaluator.models import Evaluation, WorkloadResult
 from leaderboard.models import Hardware, Problem
 from leaderboard.problems import visible_sol_bounds
 from leaderboard.rankings import board
-from submissions import services
-from submissions.models import Submission
+from submissions import services, suites
+from submissions.models import AgentSubmission, Submission
 
 from .errors import ConflictError, QuotaExceededError
 from .filters import ProblemFilter
 from .serializers import (
+    AgentBoardSerializer,
+    AgentSubmissionCreateSerializer,
+    AgentSubmissionDetailSerializer,
+    AgentSubmissionSerializer,
     HardwareSerializer,
     LeaderboardSerializer,
     ProblemDetailSerializer,
@@ -136,3 +141,60 @@ class LeaderboardView(APIView):
         document = {"problem": current.name, "version": current.version, "hardware": hw.slug,
                     "entries": entries}
         return Response(LeaderboardSerializer(document).data)
+
+
+class AgentSubmissionViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin,
+                             viewsets.GenericViewSet):
+    """The caller's own agent submissions (an admin may open anyone's; others get 404)."""
+
+    permission_classes = [permissions.IsAuthenticated]
+    parser_classes = [MultiPartParser, FormParser]
+
+    @property
+    def throttle_scope(self) -> str | None:
+        return "submissions" if self.action == "create" else None
+
+    def get_queryset(self) -> QuerySet[AgentSubmission]:
+        if getattr(self, "swagger_fake_view", False):  # drf-spectacular inspecting, no user
+            return AgentSubmission.objects.none()
+        agents = AgentSubmission.objects.order_by("-created", "-pk")
+        if self.action == "list" or not self.request.user.is_staff:
+            agents = agents.filter(owner=self.request.user)
+        return suites.with_evaluations(agents)
+
+    def get_serializer_class(self) -> type:
+        return {"list": AgentSubmissionSerializer, "create": AgentSubmissionCreateSerializer}.get(
+            self.action, AgentSubmissionDetailSerializer)
+
+    @extend_schema(responses={201: AgentSubmissionDetailSerializer,
+                              400: OpenApiResponse(description="a bad bundle or an unknown problem"),
+                              413: OpenApiResponse(description="the archive is over the size limit"),
+                              429: OpenApiResponse(description="daily submission quota reached")})
+    def create(self, request: Request, *args: object, **kwargs: object) -> Response:
+        serializer = self.get_serializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        try:
+            agent = services.create_agent_submission(request.user, data["file"], data["hardware"])
+        except services.UnknownProblems as exc:
+            raise ValidationError({"file": [str(exc)]}) from None
+        except services.QuotaExceeded as exc:
+            raise QuotaExceededError(str(exc)) from None
+        created = self.get_queryset().get(pk=agent.pk)
+        return Response(AgentSubmissionDetailSerializer(created).data, status=status.HTTP_201_CREATED)
+
+
+class AgentBoardView(APIView):
+    """The agent board of one hardware: each (agent name, owner)'s best suite score, best first."""
+
+    permission_classes = [permissions.AllowAny]
+
+    @extend_schema(parameters=[OpenApiParameter("hardware", str, required=True,
+                                                description="the hardware's slug")],
+                   responses=AgentBoardSerializer)
+    def get(self, request: Request) -> Response:
+        slug = request.query_params.get("hardware", "")
+        if not slug:
+            raise ValidationError({"hardware": ["give ?hardware=<slug>"]})
+        hw = get_object_or_404(Hardware, slug=slug)
+        return Response(AgentBoardSerializer({"hardware": hw.slug, "entries": suites.agent_board(hw)}).data)

@@ -6,13 +6,21 @@ from django.contrib import admin
 
 from leaderboard.admin import ReadOnlyMixin
 
-from .models import Submission
+from .models import AgentSubmission, Submission
 
 
 @admin.register(Submission)
 class SubmissionAdmin(ReadOnlyMixin, admin.ModelAdmin):
-    list_display = ["id", "owner", "problem", "language", "entry", "created"]
+    list_display = ["id", "owner", "problem", "language", "entry", "agent_submission", "created"]
     list_filter = ["language", "problem__category"]
     search_fields = ["owner__username", "problem__name"]
     list_select_related = ["owner", "problem"]
+    date_hierarchy = "created"
+
+
+@admin.register(AgentSubmission)
+class AgentSubmissionAdmin(ReadOnlyMixin, admin.ModelAdmin):
+    list_display = ["id", "owner", "name", "version", "model", "cost_usd", "created"]
+    search_fields = ["owner__username", "name", "model"]
+    list_select_related = ["owner"]
     date_hierarchy = "created"

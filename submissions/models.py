@@ -1,4 +1,4 @@
-"""What participants send: a solution's sources for one problem."""
+"""What participants send: a solution's sources for one problem, and an agent's bundle of them."""
 
 from __future__ import annotations
 
@@ -6,6 +6,31 @@ from django.conf import settings
 from django.db import models
 
 LANGUAGES = [("python", "PyTorch"), ("triton", "Triton"), ("cuda", "CUDA C++")]
+
+
+class AgentSubmission(models.Model):
+    """One uploaded agent bundle (docs/agent-bundles.md): the manifest and logs; its solutions are
+    the Submissions that point here, one per problem."""
+
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
+                              related_name="agent_submissions")
+    name = models.CharField(max_length=100, help_text="the agent's name, from the manifest")
+    version = models.CharField(max_length=100)
+    model = models.CharField(max_length=200, help_text="the model behind the agent")
+    description = models.TextField(blank=True)
+    budget_usd = models.FloatField(null=True, blank=True)
+    cost_usd = models.FloatField(null=True, blank=True)
+    tokens = models.PositiveBigIntegerField(null=True, blank=True)
+    wall_seconds = models.FloatField(null=True, blank=True)
+    logs = models.JSONField(default=dict, blank=True, help_text="path in the bundle -> text")
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created"]
+        indexes = [models.Index(fields=["owner", "-created"], name="agent_submissions_by_owner")]
+
+    def __str__(self) -> str:
+        return f"#{self.pk} {self.name} {self.version} by {self.owner}"
 
 
 class Submission(models.Model):
@@ -16,6 +41,9 @@ class Submission(models.Model):
     language = models.CharField(max_length=16, choices=LANGUAGES)
     sources = models.JSONField(help_text="file name -> text")
     entry = models.CharField(max_length=200, help_text="the file the harness loads")
+    agent_submission = models.ForeignKey(AgentSubmission, null=True, blank=True, on_delete=models.CASCADE,
+                                         related_name="submissions",
+                                         help_text="the agent bundle this solution came in, if any")
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:

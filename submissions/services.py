@@ -1,7 +1,10 @@
-"""Writes that create and cancel submissions (one transaction each), and the daily quota."""
+"""Writes that create and cancel submissions (one transaction each), agent submissions (a bundle
+expanded into one submission per problem, in one transaction), and the daily quota."""
 
 from __future__ import annotations
 
+import json
+import re
 import secrets
 from datetime import datetime, timedelta
 
@@ -17,13 +20,23 @@ from evaluator.jobs import SolutionFiles
 from evaluator.models import Evaluation
 from leaderboard.models import Hardware, Problem
 
-from .models import Submission
+from .bundles import Bundle
+from .models import LANGUAGES, AgentSubmission, Submission
 
 QUOTA_WINDOW = timedelta(hours=24)
 
 
 class QuotaExceeded(Exception):
     """The participant has used up today's submissions for a problem; the message says when more come."""
+
+
+class UnknownProblems(Exception):
+    """A bundle names problems that do not exist; `names` lists them."""
+
+    def __init__(self, names: list[str]) -> None:
+        self.names = names
+        super().__init__(f"unknown problem(s) {', '.join(map(repr, names))} in the bundle; nothing of it "
+                         "was stored (a bundle's solutions must all be for existing problems)")
 
 
 class NotCancellable(Exception):
@@ -36,6 +49,7 @@ def create_submission(
     files: SolutionFiles,
     language: str,
     hardware: list[Hardware],
+    agent_submission: AgentSubmission | None = None,
 ) -> Submission:
     """Store the solution and one queued evaluation per hardware; the messages go out on commit.
     Raises QuotaExceeded, storing nothing, past the owner's daily submissions for the problem."""
@@ -46,7 +60,8 @@ def create_submission(
         get_user_model().objects.select_for_update().filter(pk=owner.pk).first()
         _check_quota(owner, problem)
         submission = Submission.objects.create(
-            owner=owner, problem=problem, language=language, sources=dict(files.files), entry=files.entry
+            owner=owner, problem=problem, language=language, sources=dict(files.files), entry=files.entry,
+            agent_submission=agent_submission,
         )
         for hw in hardware:
             evaluation = Evaluation.objects.create(
@@ -54,6 +69,53 @@ def create_submission(
             )
             evaluations.enqueue_on_commit(evaluation)
     return submission
+
+
+def create_agent_submission(owner: AbstractBaseUser, bundle: Bundle,
+                            hardware: list[Hardware]) -> AgentSubmission:
+    """Store the bundle's manifest and logs, and one submission per problem (its current version) on
+    every hardware, all in one transaction. Raises UnknownProblems when a problem does not exist and
+    QuotaExceeded when one problem is over the daily quota; either way nothing is stored."""
+    if not hardware:
+        raise ValueError("an agent submission needs at least one hardware to run on")
+    with transaction.atomic():
+        get_user_model().objects.select_for_update().filter(pk=owner.pk).first()
+        names = list(bundle.solutions)
+        problems = {p.name: p for p in Problem.objects.filter(name__in=names, is_current=True)}
+        unknown = [name for name in names if name not in problems]
+        if unknown:
+            raise UnknownProblems(unknown)
+        manifest = bundle.manifest
+        agent = AgentSubmission.objects.create(
+            owner=owner, name=manifest.name, version=manifest.version, model=manifest.model,
+            description=manifest.description, budget_usd=manifest.budget_usd, cost_usd=manifest.cost_usd,
+            tokens=manifest.tokens, wall_seconds=manifest.wall_seconds, logs=dict(bundle.logs))
+        for name, files in bundle.solutions.items():
+            create_submission(owner, problems[name], files, infer_language(files), hardware,
+                              agent_submission=agent)
+    return agent
+
+
+_KNOWN_LANGUAGES = {code for code, _ in LANGUAGES}
+_IMPORTS_TRITON = re.compile(r"^\s*(import\s+triton\b|from\s+triton\b)", re.MULTILINE)
+
+
+def infer_language(files: SolutionFiles) -> str:
+    """A bundle solution's language: a solution.json's spec.language (cpp counted as cuda), else
+    "triton" when a Python source imports triton, else "python"."""
+    if files.entry.endswith(".json"):
+        try:
+            spec = json.loads(files.files[files.entry]).get("spec", {})
+        except (ValueError, AttributeError):
+            spec = {}
+        language = spec.get("language") if isinstance(spec, dict) else None
+        if isinstance(language, str):
+            language = {"cpp": "cuda", "c++": "cuda"}.get(language.lower(), language.lower())
+            if language in _KNOWN_LANGUAGES:
+                return language
+    if any(path.endswith(".py") and _IMPORTS_TRITON.search(text) for path, text in files.files.items()):
+        return "triton"
+    return "python"
 
 
 def counted_submissions(owner: AbstractBaseUser, problem: Problem, now: datetime | None = None) -> int:

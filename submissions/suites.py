@@ -1,0 +1,123 @@
+"""Where an agent submission stands: its status, and its suite score on each hardware.
+
+The suite score of an agent submission on one hardware is the mean, over the problems of its
+bundle, of each problem's evaluation score on that hardware; an evaluation that failed, was
+cancelled, is marked a reward hack, is not finished yet, or is missing counts 0. The agent board
+of a hardware ranks each (agent name, owner) by its best suite score among the agent submissions
+whose evaluations on that hardware are all finished (ties go to the earlier upload).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.db.models import Prefetch, QuerySet
+
+from evaluator.models import Evaluation
+from leaderboard.models import Hardware
+
+from .models import AgentSubmission
+
+QUEUED, RUNNING, DONE = "queued", "running", "done"
+
+
+@dataclass(frozen=True)
+class Suite:
+    hardware: str
+    status: str
+    score: float
+    problems: int
+    scored: int
+
+
+def status_of(states: Iterable[str]) -> str:
+    """queued while nothing has started, done when every evaluation is finished, running between."""
+    states = list(states)
+    if all(state in Evaluation.TERMINAL for state in states):
+        return DONE
+    if all(state == Evaluation.QUEUED for state in states):
+        return QUEUED
+    return RUNNING
+
+
+def evaluation_score(evaluation: Evaluation) -> float:
+    """What one problem adds to a suite: its score when scored and not a reward hack, else 0."""
+    if evaluation.state != Evaluation.SCORED or evaluation.reward_hack or evaluation.score is None:
+        return 0.0
+    return float(evaluation.score)
+
+
+def with_evaluations(agents: QuerySet[AgentSubmission]) -> QuerySet[AgentSubmission]:
+    """The agent submissions with their submissions, problems and evaluations in a few queries."""
+    evaluations = Evaluation.objects.select_related("hardware").order_by("hardware__slug")
+    return agents.prefetch_related(
+        Prefetch("submissions__evaluations", queryset=evaluations), "submissions__problem")
+
+
+def suites(agent: AgentSubmission) -> list[Suite]:
+    """One suite per hardware the agent submission was evaluated on, by slug (needs the prefetch of
+    with_evaluations)."""
+    submissions = list(agent.submissions.all())
+    by_hardware: dict[str, list[Evaluation]] = {}
+    for submission in submissions:
+        for evaluation in submission.evaluations.all():
+            by_hardware.setdefault(evaluation.hardware.slug, []).append(evaluation)
+    result = []
+    for slug, evaluations in sorted(by_hardware.items()):
+        total = sum(evaluation_score(e) for e in evaluations)
+        scored = sum(1 for e in evaluations
+                     if e.state == Evaluation.SCORED and not e.reward_hack and e.score is not None)
+        result.append(Suite(hardware=slug, status=status_of(e.state for e in evaluations),
+                            score=total / len(submissions) if submissions else 0.0,
+                            problems=len(submissions), scored=scored))
+    return result
+
+
+def agent_status(agent: AgentSubmission) -> str:
+    return status_of(e.state for s in agent.submissions.all() for e in s.evaluations.all())
+
+
+@dataclass
+class AgentEntry:
+    agent: str
+    owner_id: int
+    user: str
+    team: str
+    agent_submission: int
+    version: str
+    model: str
+    score: float
+    submitted_at: datetime
+    submissions: int
+    rank: int = 0
+
+
+def agent_board(hardware: Hardware) -> list[AgentEntry]:
+    """Each (agent name, owner)'s best finished suite on the hardware, best first."""
+    agents = with_evaluations(
+        AgentSubmission.objects.filter(submissions__evaluations__hardware=hardware).distinct()
+        .select_related("owner__profile").order_by("created", "pk"))
+    best: dict[tuple[str, int], AgentEntry] = {}
+    for agent in agents:
+        suite = next((s for s in suites(agent) if s.hardware == hardware.slug), None)
+        if suite is None or suite.status != DONE:
+            continue
+        key = (agent.name, agent.owner_id)
+        entry = best.get(key)
+        if entry is None:
+            profile = getattr(agent.owner, "profile", None)
+            best[key] = AgentEntry(agent=agent.name, owner_id=agent.owner_id, user=agent.owner.get_username(),
+                                   team=profile.team if profile else "", agent_submission=agent.pk,
+                                   version=agent.version, model=agent.model, score=suite.score,
+                                   submitted_at=agent.created, submissions=1)
+            continue
+        entry.submissions += 1
+        if suite.score > entry.score:  # ties stay with the earlier upload (ordered by created)
+            entry.agent_submission, entry.version, entry.model = agent.pk, agent.version, agent.model
+            entry.score, entry.submitted_at = suite.score, agent.created
+    entries = sorted(best.values(), key=lambda e: (-e.score, e.submitted_at, e.agent_submission))
+    for rank, entry in enumerate(entries, start=1):
+        entry.rank = rank
+    return entries
