@@ -45,7 +45,12 @@ class BubblewrapBackend(SubprocessBackend):
     def command(self, argv: Sequence[str], job_dir: Path, env: Mapping[str, str]) -> list[str]:
         job = Path(job_dir).resolve()
         prefix = [self.bwrap, "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
-        for path in _readable_paths(argv, env):  # after the private /tmp, which would hide them
+        readable = _readable_paths(argv, env)
+        # Code under /tmp is bound after the private /tmp (which would hide it); the directories
+        # leading to it are made unwritable, or the project's place would take new files there.
+        for directory in _ancestors_in_tmp(readable):
+            prefix += ["--perms", "0555", "--dir", directory]
+        for path in readable:
             prefix += ["--ro-bind", path, path]
         prefix += ["--bind", str(job), str(job)]
         if (job / "problem").is_dir():
@@ -73,6 +78,15 @@ class BubblewrapBackend(SubprocessBackend):
 
     def rlimits(self, limits: Limits) -> list[tuple[int, int]]:
         return [*super().rlimits(limits), (resource.RLIMIT_NPROC, TASK_LIMIT)]
+
+
+def _ancestors_in_tmp(paths: Sequence[str]) -> list[str]:
+    found: set[str] = set()
+    for path in paths:
+        parts = Path(path).parts
+        if len(parts) > 2 and parts[:2] == ("/", "tmp"):
+            found.update(str(Path(*parts[:i])) for i in range(3, len(parts)))
+    return sorted(found, key=lambda p: (p.count("/"), p))
 
 
 def _readable_paths(argv: Sequence[str], env: Mapping[str, str]) -> list[str]:
