@@ -88,11 +88,11 @@ def flush_buffer(device: torch.device) -> torch.Tensor:
     return torch.empty(2 * l2, dtype=torch.uint8, device=device)
 
 
-def by_harness(k: Kernel, device: torch.device) -> float:
+def by_harness(k: Kernel, device: torch.device, overrides: dict[str, Any]) -> float:
     pool = [[t.clone() if isinstance(t, torch.Tensor) else t for t in k.inputs] for _ in range(2)]
     timing = time_callable(lambda i: [t.clone() if isinstance(t, torch.Tensor) else t for t in pool[i % 2]],
                            lambda args: k.fn(*args), lambda i, r: None, device,
-                           TimingOptions.for_device(device))
+                           TimingOptions.for_device(device, overrides))
     return timing.latency_ms
 
 
@@ -157,16 +157,21 @@ def main() -> int:
     parser.add_argument("out", type=Path)
     parser.add_argument("--reps", type=int, default=5)
     parser.add_argument("--quick", action="store_true", help="skip the largest sizes")
+    parser.add_argument("--only", default="", help="only kernels whose name contains this")
+    parser.add_argument("--timing", default="{}", help="JSON overrides of the harness's TimingOptions")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     device = torch.device("cuda", 0)
     flush = flush_buffer(device)
     rows = []
+    overrides = json.loads(args.timing)
     for k in panel(device, args.quick):
+        if args.only not in k.name:
+            continue
         started = time.perf_counter()
         reps: dict[str, list[float]] = {"harness": [], "activity": [], "do_bench": [], "events": []}
         for _ in range(args.reps):  # interleaved, so drift hits every method alike
-            reps["harness"].append(by_harness(k, device))
+            reps["harness"].append(by_harness(k, device, overrides))
             reps["activity"].append(by_activity(k, device, flush))
             reps["do_bench"].append(by_do_bench(k))
             reps["events"].append(by_events(k, device, flush))
