@@ -14,7 +14,7 @@ from evaluator.harness import problem as spec
 from evaluator.harness.hidden import draw_hidden
 from evaluator.harness.importer import import_problems
 
-from .hardware import HARDWARE
+from .hardware import BANDWIDTH_KEY, COMPUTE_CLASSES, HARDWARE
 from .models import Category, Hardware, Problem, Workload
 
 
@@ -35,6 +35,24 @@ def sync_hardware() -> None:
             "memory_bandwidth": hw.memory_bandwidth, "l2_bytes": hw.l2_bytes,
             "peak_flops": dict(hw.peak_flops),
         })
+
+
+def store_calibration(slug: str, peaks: object) -> dict[str, float]:
+    """Validate measured peaks (memory_bandwidth in bytes/s, compute classes in FLOP/s) and store
+    them as the hardware's calibrated peaks, replacing earlier ones."""
+    if not isinstance(peaks, dict) or not peaks:
+        raise ValueError("peaks must be a non-empty object of name -> rate")
+    unknown = sorted(set(peaks) - {BANDWIDTH_KEY, *COMPUTE_CLASSES})
+    if unknown:
+        known = ", ".join([BANDWIDTH_KEY, *COMPUTE_CLASSES])
+        raise ValueError(f"unknown peak names {unknown}; known: {known}")
+    for key, value in peaks.items():
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < float("inf"):
+            raise ValueError(f"peak {key!r} must be a positive finite number, got {value!r}")
+    updated = Hardware.objects.filter(slug=slug).update(calibrated={k: float(v) for k, v in peaks.items()})
+    if not updated:
+        raise ValueError(f"no hardware {slug!r}; run sync_problems first to load the hardware table")
+    return {k: float(v) for k, v in peaks.items()}
 
 
 def definition_hash(problem: spec.Problem) -> str:
