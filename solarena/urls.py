@@ -6,6 +6,7 @@ from leaderboard import views
 urlpatterns = [
     path("", views.home, name="home"),
     path("accounts/", include("accounts.urls")),
+    path("", include("submissions.urls")),
     path("api/v1/", include("api.urls")),
     path("admin/", admin.site.urls),
 ]

@@ -1,0 +1,65 @@
+"""The browser's submission form: the same checks as the API (evaluator.jobs), as form errors."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.conf import settings
+
+from evaluator.jobs import SolutionError, SolutionFiles, SourceTooLarge, check_size
+from leaderboard.models import Hardware, Problem
+
+from .models import LANGUAGES
+
+PASTED_NAME = "solution.py"
+
+
+class ProblemChoice(forms.ModelChoiceField):
+    def label_from_instance(self, obj: Problem) -> str:
+        return f"{obj.name} (v{obj.version})"
+
+
+class HardwareChoice(forms.ModelMultipleChoiceField):
+    def label_from_instance(self, obj: Hardware) -> str:
+        return f"{obj.name} ({obj.slug})"
+
+
+class SubmissionForm(forms.Form):
+    """A solution as one uploaded file (.py or solution.json) or as pasted Python code; exactly one."""
+
+    problem = ProblemChoice(queryset=Problem.objects.filter(is_current=True).order_by("name"),
+                            to_field_name="name", empty_label=None,
+                            help_text="its current version is evaluated")
+    hardware = HardwareChoice(queryset=Hardware.objects.filter(active=True).order_by("slug"),
+                              to_field_name="slug", widget=forms.CheckboxSelectMultiple,
+                              help_text="one evaluation is queued on each")
+    language = forms.ChoiceField(choices=LANGUAGES)
+    file = forms.FileField(required=False, label="Upload a file",
+                           help_text="a .py solution or a solution.json")
+    code = forms.CharField(required=False, strip=False, label="or paste the code",
+                           widget=forms.Textarea(attrs={"rows": 16, "cols": 90, "spellcheck": "false"}),
+                           help_text=f"stored as {PASTED_NAME}, the file the harness loads")
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        if self.has_error("file") or self.has_error("code"):  # e.g. Django's own "the file is empty"
+            return data
+        upload, code = data.get("file"), data.get("code") or ""
+        if (upload is None) == (not code):
+            self.add_error("file", "give either a file or pasted code, not both and not neither")
+            return data
+        limit = settings.SOLARENA_MAX_SOURCE_BYTES
+        field = "file" if upload is not None else "code"
+        try:
+            if upload is not None:
+                check_size(upload.size, upload.name, limit)  # before reading any of it
+                data["files"] = SolutionFiles.from_upload(upload.name, upload.read(), limit)
+            else:  # browsers send a textarea's line ends as CRLF
+                data["files"] = SolutionFiles.from_sources({PASTED_NAME: code.replace("\r\n", "\n")},
+                                                           PASTED_NAME, limit)
+        except SourceTooLarge as exc:
+            self.add_error(None, str(exc))
+        except SolutionError as exc:
+            self.add_error(field, str(exc))
+        return data

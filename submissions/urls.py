@@ -1,0 +1,10 @@
+from django.urls import path
+
+from . import views
+
+urlpatterns = [
+    path("submit/", views.submit, name="submit"),
+    path("submissions/", views.submission_list, name="submissions"),
+    path("submissions/<int:submission_id>/", views.submission_detail, name="submission"),
+    path("submissions/<int:submission_id>/cancel/", views.cancel, name="cancel_submission"),
+]

@@ -1,0 +1,99 @@
+"""The browser side of submitting: the form, the participant's submissions, one submission's page.
+
+Writes go through submissions.services and hidden workloads are redacted by the API's own
+WorkloadResultSerializer, so the pages and the API cannot disagree on what a submitter sees."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.db.models import Prefetch, QuerySet
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from api.serializers import WorkloadResultSerializer
+from evaluator.models import Evaluation, WorkloadResult
+
+from . import services
+from .forms import SubmissionForm
+from .models import Submission
+
+LIVE = (Evaluation.QUEUED, Evaluation.RUNNING)
+
+
+@login_required
+def submit(request: HttpRequest) -> HttpResponse:
+    form = SubmissionForm(request.POST or None, request.FILES or None)
+    if request.method == "POST":
+        if form.is_valid():
+            data = form.cleaned_data
+            try:
+                submission = services.create_submission(request.user, data["problem"], data["files"],
+                                                        data["language"], list(data["hardware"]))
+            except services.QuotaExceeded as exc:
+                form.add_error(None, str(exc))
+            else:
+                return redirect("submission", submission_id=submission.pk)
+        return render(request, "submissions/submit.html", {"form": form}, status=400)
+    return render(request, "submissions/submit.html", {"form": form})
+
+
+@login_required
+def submission_list(request: HttpRequest) -> HttpResponse:
+    evaluations = Evaluation.objects.select_related("hardware").order_by("hardware__slug")
+    submissions = (Submission.objects.filter(owner=request.user).select_related("problem")
+                   .prefetch_related(Prefetch("evaluations", queryset=evaluations))
+                   .order_by("-created", "-pk"))
+    return render(request, "submissions/list.html", {"submissions": submissions})
+
+
+@login_required
+def submission_detail(request: HttpRequest, submission_id: int) -> HttpResponse:
+    submission = get_object_or_404(_visible_to(request), pk=submission_id)
+    evaluations = list(submission.evaluations.all())
+    for evaluation in evaluations:
+        evaluation.rows = [_row(data) for data in
+                           WorkloadResultSerializer(evaluation.results.all(), many=True).data]
+    context: dict[str, Any] = {
+        "submission": submission, "evaluations": evaluations,
+        "live": any(e.state in LIVE for e in evaluations),
+        "cancellable": submission.owner_id == request.user.pk
+        and any(e.state == Evaluation.QUEUED for e in evaluations),
+    }
+    return render(request, "submissions/detail.html", context)
+
+
+@login_required
+@require_POST
+def cancel(request: HttpRequest, submission_id: int) -> HttpResponse:
+    submission = get_object_or_404(Submission, pk=submission_id, owner=request.user)
+    try:
+        cancelled = services.cancel_submission(submission)
+    except services.NotCancellable as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(request, f"Cancelled {cancelled} queued evaluation{'s' if cancelled != 1 else ''}.")
+    return redirect("submission", submission_id=submission.pk)
+
+
+def _visible_to(request: HttpRequest) -> QuerySet[Submission]:
+    """The user's own submissions (staff: everyone's), with everything the page shows prefetched."""
+    submissions = Submission.objects.select_related("problem", "owner")
+    if not request.user.is_staff:
+        submissions = submissions.filter(owner=request.user)
+    evaluations = Evaluation.objects.select_related("hardware").order_by("hardware__slug")
+    results = WorkloadResult.objects.select_related("workload").order_by("workload__position")
+    return submissions.prefetch_related(Prefetch("evaluations", queryset=evaluations),
+                                        Prefetch("evaluations__results", queryset=results))
+
+
+def _row(data: dict[str, Any]) -> dict[str, Any]:
+    """A serialized result row plus its fraction of SOL (bound / latency), visible rows only."""
+    row = {**data, "sol_fraction": None}
+    latency, sol = row.get("latency_ms"), row.get("sol_ms")
+    if latency and sol is not None:
+        row["sol_fraction"] = sol / latency
+    return row
