@@ -24,6 +24,8 @@ from evaluator.jobs import SolutionError, SolutionFiles, write_job
 from evaluator.report import build_report
 from evaluator.supervise import SuperviseOptions, run_harness
 from leaderboard.hardware import HARDWARE, HardwareSpec, get_hardware
+from solarena import client_commands
+from solarena.client import ClientError
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_SECRET = "solarena-local"
@@ -45,12 +47,17 @@ def main(argv: list[str] | None = None) -> int:
     except UsageError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except ClientError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return exc.exit_code
     except KeyboardInterrupt:
         return 130
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="solarena", description="GPU kernel leaderboard tools")
+    parser = argparse.ArgumentParser(prog="solarena", description="GPU kernel leaderboard tools",
+                                     epilog=client_commands.EXIT_CODES_HELP,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command")
     ev = sub.add_parser("eval", help="check and time a solution locally, as the server would")
     ev.add_argument("--problem", required=True, help="problem directory, or name of a bundled problem")
@@ -74,6 +81,7 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--timing-budget", type=float, default=None, metavar="SECONDS",
                     help="time budget for timing each of solution, reference and baseline per workload")
     ev.set_defaults(func=cmd_eval)
+    client_commands.register(sub)
     return parser
 
 

@@ -1,0 +1,500 @@
+"""The `solarena` commands that talk to a server: login, problems, show, submit, status,
+leaderboard and submit-agent (docs/cli.md). solarena/cli.py registers them; HTTP and the stored
+login are in solarena/client.py."""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import io
+import json
+import os
+import re
+import sys
+import time
+import zipfile
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from .client import (
+    DEFAULT_SERVER,
+    EXIT_FAILED,
+    EXIT_OK,
+    BadRequest,
+    Client,
+    WaitFailed,
+    config_path,
+    normalize_server,
+    resolve_settings,
+    save_config,
+)
+
+EXIT_CODES_HELP = """\
+exit codes of the server commands (login, problems, show, submit, status, leaderboard, submit-agent):
+  0  success
+  2  bad arguments or files, or the server refused the request (its message is shown)
+  3  not logged in, or the server answered 401/403 (log in with `solarena login`)
+  4  the server cannot be reached, or it failed (5xx)
+  5  --wait: an evaluation failed on the platform, or --timeout passed before all finished
+"""
+TERMINAL = ("scored", "failed", "cancelled")
+LANGUAGES = ("python", "triton", "cuda")
+_IMPORTS_TRITON = re.compile(r"^\s*(import\s+triton\b|from\s+triton\b)", re.MULTILINE)
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """Add the server commands to the `solarena` parser's subcommands."""
+
+    def add(name: str, func: Callable[[argparse.Namespace], int], help_text: str) -> argparse.ArgumentParser:
+        parser = sub.add_parser(name, help=help_text, description=help_text, epilog=EXIT_CODES_HELP,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+        parser.add_argument("--server", default=None,
+                            help="the server's URL (default: $SOLARENA_SERVER, else the one logged in to)")
+        parser.add_argument("--json", action="store_true", help="print the server's JSON document")
+        parser.set_defaults(func=func)
+        return parser
+
+    login = add("login", cmd_login, "store an API token for a server (checked against it first)")
+    login.add_argument("--token", default=None, help="the API token (sol_...); prompted for when left out")
+
+    problems = add("problems", cmd_problems, "list the server's problems")
+    problems.add_argument("--category", default=None, help="only this category (slug)")
+    problems.add_argument("--hardware", default=None, help="only problems with entries on this hardware")
+
+    show = add("show", cmd_show, "a problem's definition and visible workloads with their SOL bounds")
+    show.add_argument("problem", help="the problem's name")
+
+    submit = add("submit", cmd_submit, "submit a solution (.py or solution.json) for evaluation")
+    submit.add_argument("file", type=Path, help="a .py solution or a solution.json")
+    submit.add_argument("--problem", required=True, help="the problem's name")
+    submit.add_argument("--hardware", action="append", required=True,
+                        help="hardware slug to evaluate on (repeat for several)")
+    submit.add_argument("--language", choices=LANGUAGES, default=None,
+                        help="default: from the file (solution.json's spec.language; triton when it "
+                             "imports triton; else python)")
+    _wait_options(submit)
+
+    status = add("status", cmd_status, "a submission's evaluations and per-workload results")
+    status.add_argument("id", type=int, help="the submission's id")
+    status.add_argument("--agent", action="store_true", help="ID is an agent submission's")
+
+    board = add("leaderboard", cmd_leaderboard, "a problem's leaderboard on one hardware")
+    board.add_argument("problem", help="the problem's name")
+    board.add_argument("--hardware", required=True, help="the hardware slug")
+
+    agent = add("submit-agent", cmd_submit_agent,
+                "upload an agent bundle (a .zip, .tar.gz or a directory; docs/agent-bundles.md)")
+    agent.add_argument("bundle", type=Path, help="the bundle archive, or a directory zipped on the fly")
+    agent.add_argument("--hardware", action="append", required=True,
+                       help="hardware slug to evaluate every solution on (repeat for several)")
+    _wait_options(agent)
+
+
+def _wait_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--wait", action="store_true", help="follow the evaluations until they finish")
+    parser.add_argument("--interval", type=float, default=1.0, metavar="SECONDS",
+                        help="with --wait: seconds between polls (default 1)")
+    parser.add_argument("--timeout", type=float, default=3600.0, metavar="SECONDS",
+                        help="with --wait: give up waiting after this long (default 3600)")
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def _client(args: argparse.Namespace) -> Client:
+    settings = resolve_settings(args.server)
+    return Client(settings.server, settings.token)
+
+
+def _out() -> Console:
+    return Console() if sys.stdout.isatty() else Console(width=140, highlight=False)
+
+
+def _err() -> Console:
+    return Console(stderr=True, highlight=False)
+
+
+def _print_json(document: Any) -> None:
+    print(json.dumps(document, indent=2))
+
+
+def _ms(value: float | None) -> str:
+    if value is None:
+        return "-"
+    return f"{value:.4g}" if value < 1000 else f"{value:.0f}"
+
+
+def _score(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+# ---------------------------------------------------------------- login
+
+
+def cmd_login(args: argparse.Namespace) -> int:
+    try:
+        server = resolve_settings(args.server).server
+    except BadRequest:  # an unreadable config.json: this login replaces it
+        server = normalize_server(args.server or os.environ.get("SOLARENA_SERVER") or DEFAULT_SERVER)
+    token = args.token
+    if token is None:
+        try:
+            token = getpass.getpass(f"API token for {server} (from your profile page): ")
+        except EOFError:
+            token = ""
+    token = token.strip()
+    if not token:
+        raise BadRequest("no token given: pass --token or type it at the prompt")
+    with Client(server, token) as client:
+        client.get("submissions/", auth=True, params={"page": 1})
+    path = save_config({"server": server, "token": token})
+    if args.json:
+        _print_json({"server": server, "config": str(path)})
+    else:
+        _out().print(f"logged in to {server}; the token is stored in {path}")
+    return EXIT_OK
+
+
+# ---------------------------------------------------------------- problems and boards
+
+
+def cmd_problems(args: argparse.Namespace) -> int:
+    params = {key: value for key, value in (("category", args.category), ("hardware", args.hardware))
+              if value}
+    with _client(args) as client:
+        problems = client.get_all("problems/", params=params)
+    if args.json:
+        _print_json(problems)
+        return EXIT_OK
+    console = _out()
+    if not problems:
+        console.print("no problems" + (" matching " + ", ".join(f"{k}={v}" for k, v in params.items())
+                                        if params else ""))
+        return EXIT_OK
+    table = Table(title=f"problems on {client.server}")
+    for column in ("name", "version", "category", "task type", "op type"):
+        table.add_column(column, overflow="fold")
+    for p in problems:
+        table.add_row(p["name"], str(p["version"]), str(p.get("category") or ""), p.get("task_type", ""),
+                      p.get("op_type", ""))
+    console.print(table)
+    return EXIT_OK
+
+
+def _problem(client: Client, name: str) -> dict[str, Any]:
+    try:
+        return client.get(f"problems/{name}/")
+    except BadRequest as exc:
+        if exc.status == 404:
+            raise BadRequest(f"unknown problem {name!r} on {client.server} (`solarena problems` lists them)",
+                             status=404) from None
+        raise
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    with _client(args) as client:
+        problem = _problem(client, args.problem)
+    if args.json:
+        _print_json(problem)
+        return EXIT_OK
+    console = _out()
+    console.print(f"[bold]{problem['name']}[/bold] v{problem['version']}  category {problem.get('category')}"
+                  f"  task {problem.get('task_type')}  op {problem.get('op_type') or '-'}")
+    if problem.get("description"):
+        console.print(problem["description"])
+    workloads = problem.get("workloads") or []
+    slugs = sorted({slug for w in workloads for slug in (w.get("sol_ms") or {})})
+    table = Table(title=f"visible workloads ({len(workloads)}); SOL bound in ms per hardware")
+    for column in ("workload", "axes", "smoke", *slugs):
+        table.add_column(column, overflow="fold", justify="right" if column in slugs else "left")
+    for w in workloads:
+        axes = ", ".join(f"{k}={v}" for k, v in (w.get("axes") or {}).items())
+        table.add_row(w["uuid"][:22], axes, "yes" if w.get("smoke") else "",
+                      *(_ms((w.get("sol_ms") or {}).get(slug)) for slug in slugs))
+    console.print(table)
+    return EXIT_OK
+
+
+def cmd_leaderboard(args: argparse.Namespace) -> int:
+    with _client(args) as client:
+        try:
+            document = client.get(f"leaderboards/{args.problem}/{args.hardware}/")
+        except BadRequest as exc:
+            if exc.status != 404:
+                raise
+            _problem(client, args.problem)  # names the problem when it is the unknown one
+            raise BadRequest(f"unknown hardware {args.hardware!r} on {client.server}", status=404) from None
+    if args.json:
+        _print_json(document)
+        return EXIT_OK
+    console = _out()
+    entries = document.get("entries") or []
+    title = f"{document['problem']} v{document['version']} on {document['hardware']}"
+    if not entries:
+        console.print(f"{title}: no entries yet")
+        return EXIT_OK
+    table = Table(title=title)
+    for column in ("rank", "user", "team", "score", "submissions", "submitted"):
+        table.add_column(column, justify="right" if column in ("rank", "score", "submissions") else "left")
+    for e in entries:
+        table.add_row(str(e["rank"]), e["user"], e.get("team") or "", _score(e.get("score")),
+                      str(e.get("submissions", "")), str(e.get("submitted_at", ""))[:19].replace("T", " "))
+    console.print(table)
+    return EXIT_OK
+
+
+# ---------------------------------------------------------------- submissions
+
+
+def infer_language(path: Path, text: str) -> str:
+    if path.suffix == ".json":
+        try:
+            spec = json.loads(text).get("spec", {})
+        except (ValueError, AttributeError):
+            spec = {}
+        language = spec.get("language") if isinstance(spec, dict) else None
+        if isinstance(language, str):
+            language = {"cpp": "cuda", "c++": "cuda"}.get(language.lower(), language.lower())
+            if language in LANGUAGES:
+                return language
+        sources = spec.get("sources") if isinstance(spec, dict) else None
+        if isinstance(sources, list) and any(
+                isinstance(s, dict) and _IMPORTS_TRITON.search(str(s.get("content", ""))) for s in sources):
+            return "triton"
+        return "python"
+    return "triton" if _IMPORTS_TRITON.search(text) else "python"
+
+
+def _read_solution(path: Path) -> bytes:
+    if not path.is_file():
+        raise BadRequest(f"{path}: no such file")
+    if path.suffix not in (".py", ".json"):
+        raise BadRequest(f"{path}: a solution is a .py file or a solution.json")
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise BadRequest(f"{path}: {exc.strerror or exc}") from None
+
+
+def cmd_submit(args: argparse.Namespace) -> int:
+    with _client(args) as client:
+        client.require_login()
+        data = _read_solution(args.file)
+        language = args.language or infer_language(args.file, data.decode("utf-8", errors="replace"))
+        submission = client.post("submissions/", data={"problem": args.problem, "hardware": args.hardware,
+                                                       "language": language},
+                                 files={"file": (args.file.name, data, "application/octet-stream")})
+        err = _err()
+        if not args.json:
+            err.print(f"submission {submission['id']}: {submission['problem']} "
+                      f"v{submission['problem_version']} ({submission['language']}) on "
+                      f"{', '.join(e['hardware'] for e in submission['evaluations'])}")
+        if args.wait:
+            submission = _wait(client, f"submissions/{submission['id']}/", _evaluation_states, args, err)
+    return _show_submission(submission, args)
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    with _client(args) as client:
+        kind = "agent-submissions" if args.agent else "submissions"
+        try:
+            document = client.get(f"{kind}/{args.id}/", auth=True)
+        except BadRequest as exc:
+            if exc.status == 404:
+                what = "agent submission" if args.agent else "submission"
+                raise BadRequest(f"no {what} {args.id} of yours on {client.server}", status=404) from None
+            raise
+    if args.agent:
+        return _show_agent(document, args)
+    return _show_submission(document, args)
+
+
+def _evaluation_states(document: Mapping[str, Any]) -> dict[str, str]:
+    return {f"{e['hardware']}": e["state"] + (f" {e['score']:.3f}" if e.get("score") is not None else "")
+            for e in document.get("evaluations") or []}
+
+
+def _agent_states(document: Mapping[str, Any]) -> dict[str, str]:
+    states = {}
+    for suite in document.get("suites") or []:
+        states[suite["hardware"]] = (f"{suite['status']} ({suite['scored']}/{suite['problems']} scored, "
+                                     f"suite score {suite['score']:.3f})")
+    for solution in document.get("submissions") or []:
+        for e in solution.get("evaluations") or []:
+            states[f"{solution['problem']} on {e['hardware']}"] = e["state"]
+    return states
+
+
+def _finished(document: Mapping[str, Any]) -> bool:
+    if "suites" in document:
+        return document.get("status") == "done"
+    return all(e["state"] in TERMINAL for e in document.get("evaluations") or [])
+
+
+def _wait(client: Client, path: str, states: Callable[[Mapping[str, Any]], dict[str, str]],
+          args: argparse.Namespace, console: Console) -> dict[str, Any]:
+    """Poll `path` until every evaluation has finished, printing each change of state."""
+    if args.interval <= 0:
+        raise BadRequest("--interval must be positive")
+    deadline = time.monotonic() + args.timeout
+    seen: dict[str, str] = {}
+    quiet = args.json
+    with console.status("waiting for the evaluations", spinner="dots") as spinner:
+        while True:
+            document = client.get(path, auth=True)
+            current = states(document)
+            for key, state in current.items():
+                if seen.get(key) != state and not quiet:
+                    console.print(f"  {key}: {state}")
+            seen = current
+            done = sum(1 for s in current.values() if s.split()[0] in TERMINAL)
+            spinner.update(f"waiting for the evaluations: {done}/{len(current)} finished")
+            if _finished(document):
+                return document
+            if time.monotonic() >= deadline:
+                document["_timed_out"] = True
+                return document
+            time.sleep(args.interval)
+
+
+def _wait_outcome(document: Mapping[str, Any], args: argparse.Namespace, timed_out: bool,
+                  evaluations: Iterable[Mapping[str, Any]]) -> int:
+    if timed_out:
+        agent = " --agent" if "suites" in document else ""
+        raise WaitFailed(f"still unfinished after {args.timeout:g} s; follow it with "
+                         f"`solarena status {document['id']}{agent}`")
+    failed = [e for e in evaluations if e["state"] == "failed"]
+    if failed:
+        names = ", ".join(f"{e['hardware']}" + (f" ({e['error']})" if e.get("error") else "") for e in failed)
+        print(f"error: evaluation failed on the platform: {names}", file=sys.stderr)
+        return EXIT_FAILED
+    return EXIT_OK
+
+
+def _show_submission(document: dict[str, Any], args: argparse.Namespace) -> int:
+    timed_out = document.pop("_timed_out", False)
+    if args.json:
+        _print_json(document)
+    else:
+        print_submission(document, _out())
+    if getattr(args, "wait", False):
+        return _wait_outcome(document, args, timed_out, document["evaluations"])
+    return EXIT_OK
+
+
+def print_submission(document: Mapping[str, Any], console: Console) -> None:
+    created = str(document.get("created", ""))[:19].replace("T", " ")
+    console.print(f"submission {document['id']}: {document['problem']} v{document['problem_version']} "
+                  f"({document['language']}), created {created}")
+    for evaluation in document.get("evaluations") or []:
+        head = f"{evaluation['hardware']}: {evaluation['state']}"
+        if evaluation.get("score") is not None:
+            head += f", score {evaluation['score']:.3f}"
+        if evaluation.get("reward_hack"):
+            head += " [red](marked a reward hack; not ranked)[/red]"
+        console.print(head)
+        if evaluation.get("error"):
+            console.print(f"  [red]error:[/red] {evaluation['error']}")
+        results = evaluation.get("results") or []
+        if not results:
+            continue
+        table = Table(title=f"{document['problem']} on {evaluation['hardware']}")
+        for column in ("workload", "vis", "axes", "status", "ms", "SOL ms", "SOL frac", "score"):
+            table.add_column(column, overflow="fold",
+                             justify="right" if column in ("ms", "SOL ms", "SOL frac", "score") else "left")
+        notes = []
+        for row in results:
+            style = "green" if row["status"] == "PASSED" else "red"
+            verdict = f"[{style}]{row['status']}[/{style}]"
+            if row.get("visibility") == "hidden":
+                table.add_row("(hidden)", "hid", "", verdict, "", "", "", _score(row.get("score")))
+                continue
+            latency, sol = row.get("latency_ms"), row.get("sol_ms")
+            fraction = f"{sol / latency:.3f}" if latency and sol else "-"
+            axes = ",".join(f"{k}={v}" for k, v in (row.get("axes") or {}).items())
+            table.add_row(row["uuid"][:22], "vis", axes, verdict, _ms(latency), _ms(sol), fraction,
+                          _score(row.get("score")))
+            if row.get("message"):
+                notes.append(f"{row['uuid'][:22]}: {row['message']}")
+        console.print(table)
+        for note in notes:
+            console.print(note, highlight=False, markup=False)
+        aggregates = evaluation.get("aggregates") or {}
+        parts = [f"{label} {aggregates[key]:.3f}" for key, label in
+                 (("score", "score"), ("visible_score", "visible"), ("hidden_score", "hidden"),
+                  ("geomean_speedup", "geomean speedup")) if isinstance(aggregates.get(key), int | float)]
+        if parts:
+            console.print("  ".join(parts))
+
+
+# ---------------------------------------------------------------- agent bundles
+
+
+def _bundle_bytes(path: Path) -> tuple[str, bytes]:
+    if path.is_dir():
+        buffer = io.BytesIO()
+        with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+            for file in sorted(p for p in path.rglob("*") if p.is_file()):
+                archive.write(file, file.relative_to(path).as_posix())
+        return f"{path.name or 'bundle'}.zip", buffer.getvalue()
+    if not path.is_file():
+        raise BadRequest(f"{path}: no such file or directory")
+    try:
+        return path.name, path.read_bytes()
+    except OSError as exc:
+        raise BadRequest(f"{path}: {exc.strerror or exc}") from None
+
+
+def cmd_submit_agent(args: argparse.Namespace) -> int:
+    with _client(args) as client:
+        client.require_login()
+        name, data = _bundle_bytes(args.bundle)
+        agent = client.post("agent-submissions/", data={"hardware": args.hardware},
+                            files={"file": (name, data, "application/octet-stream")})
+        err = _err()
+        if not args.json:
+            problems = ", ".join(s["problem"] for s in agent.get("submissions") or [])
+            err.print(f"agent submission {agent['id']}: {agent['name']} {agent['version']} "
+                      f"({agent['model']}); problems {problems}; hardware {', '.join(args.hardware)}")
+        if args.wait:
+            agent = _wait(client, f"agent-submissions/{agent['id']}/", _agent_states, args, err)
+    return _show_agent(agent, args)
+
+
+def _show_agent(document: dict[str, Any], args: argparse.Namespace) -> int:
+    timed_out = document.pop("_timed_out", False)
+    if args.json:
+        _print_json(document)
+    else:
+        print_agent(document, _out())
+    if getattr(args, "wait", False):
+        evaluations = [e for s in document.get("submissions") or [] for e in s.get("evaluations") or []]
+        return _wait_outcome(document, args, timed_out, evaluations)
+    return EXIT_OK
+
+
+def print_agent(document: Mapping[str, Any], console: Console) -> None:
+    console.print(f"agent submission {document['id']}: {document['name']} {document['version']} "
+                  f"({document['model']}), {document['status']}")
+    suites = Table(title="suites")
+    for column in ("hardware", "status", "scored", "suite score"):
+        suites.add_column(column)
+    for suite in document.get("suites") or []:
+        suites.add_row(suite["hardware"], suite["status"], f"{suite['scored']}/{suite['problems']}",
+                       _score(suite.get("score")))
+    console.print(suites)
+    solutions = Table(title="solutions")
+    for column in ("submission", "problem", "language", "hardware", "state", "score"):
+        solutions.add_column(column)
+    for solution in document.get("submissions") or []:
+        for e in solution.get("evaluations") or []:
+            solutions.add_row(str(solution["id"]), solution["problem"], solution["language"], e["hardware"],
+                              e["state"], _score(e.get("score")))
+    console.print(solutions)
+
+
+__all__ = ["EXIT_CODES_HELP", "config_path", "register"]
