@@ -82,7 +82,33 @@ def build_parser() -> argparse.ArgumentParser:
                     help="time budget for timing each of solution, reference and baseline per workload")
     ev.set_defaults(func=cmd_eval)
     client_commands.register(sub)
+    cal = sub.add_parser("calibrate", help="measure this GPU's bandwidth and matrix peaks "
+                         "(store them with manage.py load_calibration SLUG FILE)")
+    cal.add_argument("--json", action="store_true", help="print the peaks as JSON")
+    cal.add_argument("--out", type=Path, help="also write the JSON to this file")
+    cal.set_defaults(func=cmd_calibrate)
     return parser
+
+
+def cmd_calibrate(args: argparse.Namespace) -> int:
+    import torch
+
+    from evaluator.harness.calibrate import calibrate
+
+    if not torch.cuda.is_available():
+        raise UsageError("calibration needs a CUDA GPU, and none is visible")
+    peaks = calibrate(torch.device("cuda", torch.cuda.current_device()))
+    name = torch.cuda.get_device_name()
+    document = {"gpu": name, "hardware": local_hardware_slug(name), "peaks": peaks}
+    if args.out:
+        args.out.write_text(json.dumps(document, indent=1), encoding="utf-8")
+    if args.json:
+        print(json.dumps(document, indent=1))
+    else:
+        for key, value in peaks.items():
+            unit = "TB/s" if key == "memory_bandwidth" else "TFLOP/s"
+            print(f"{key:18s} {value / 1e12:10.1f} {unit}")
+    return 0
 
 
 # ---------------------------------------------------------------- eval

@@ -131,3 +131,14 @@ def test_hidden_file_replaces_drawn_hidden_workloads(tmp_path: Path) -> None:
     hidden_rows = [r for r in rows if r["visibility"] == "hidden"]
     assert [r["uuid"] for r in hidden_rows] == ["private-1"]
     assert hidden_rows[0]["status"] == "PASSED"
+
+
+def test_calibrate_without_a_gpu_says_so() -> None:
+    import torch
+
+    result = solarena("calibrate")
+    if torch.cuda.is_available():
+        assert result.returncode == 0 and "memory_bandwidth" in result.stdout
+    else:
+        assert result.returncode == 2
+        assert "needs a CUDA GPU" in result.stderr
