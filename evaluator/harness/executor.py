@@ -172,7 +172,7 @@ class Executor:
         if self.device.type == "cuda":
             torch.cuda.synchronize(self.device)
         try:
-            self.guard.verify()
+            self.guard.verify_threads()  # now: a thread left running could still write later
         except IntegrityViolation as exc:
             raise Failure(status.REWARD_HACK, str(exc)) from None
         self.check_tripwires("run(...)")
@@ -188,6 +188,15 @@ class Executor:
         if self.device.type == "cuda":
             torch.cuda.synchronize(self.device)
         scrub(outputs)
+
+    def after_call(self) -> None:
+        """Once the reporter's clock of the call has stopped: the full integrity check, before
+        anything more runs (a violation fails the batch before its times are reported)."""
+        assert self.guard is not None
+        try:
+            self.guard.verify_functions()
+        except IntegrityViolation as exc:
+            raise Failure(status.REWARD_HACK, str(exc)) from None
 
     def describe_failure(self, exc: Exception) -> dict[str, str]:
         assert self.solution is not None
@@ -216,6 +225,7 @@ class ReporterGate:
     def close(self, position: int) -> None:
         self.executor.say({"kind": "done", "position": position})
         message = self._expect("next")
+        self.executor.after_call()
         if message.get("seed") is not None:
             self.seed = int(message["seed"])
 

@@ -86,7 +86,11 @@ class Guard:
     def before_call(self) -> None:
         self._threads = set(threading.enumerate())
 
-    def verify(self, after_call: bool = True) -> None:
+    def verify(self) -> None:
+        self.verify_threads()
+        self.verify_functions()
+
+    def verify_functions(self) -> None:
         if sys.gettrace() is not None or sys.getprofile() is not None:
             raise IntegrityViolation("a trace or profile function was installed (sys.settrace/setprofile)")
         for w in self._watched:
@@ -98,9 +102,10 @@ class Guard:
         for name, module in self._modules.items():
             if not isinstance(module, ModuleType) or sys.modules.get(name) is not module:
                 raise IntegrityViolation(f"the module {name} was replaced")
-        if after_call:
-            left = [t for t in threading.enumerate() if t not in self._threads and t.is_alive()]
-            if left:
-                names = ", ".join(sorted(t.name for t in left))[:200]
-                raise IntegrityViolation(f"run(...) left {len(left)} thread(s) running ({names}): "
-                                         "work must finish inside the call")
+
+    def verify_threads(self) -> None:
+        left = [t for t in threading.enumerate() if t not in self._threads and t.is_alive()]
+        if left:
+            names = ", ".join(sorted(t.name for t in left))[:200]
+            raise IntegrityViolation(f"run(...) left {len(left)} thread(s) running ({names}): "
+                                     "work must finish inside the call")
