@@ -182,9 +182,8 @@ def _died_verdict(run: sandbox.RunResult, watcher: _Watcher, options: SuperviseO
         return _verdict(status.TIMEOUT, watcher.reason or "the evaluation's time limit was reached")
     if run.ended_by in ("memory", "processes"):
         return _verdict(status.RUNTIME_ERROR, run.reason)
-    signal = run.signal or (run.exit_code - 128 if run.exit_code and 128 < run.exit_code <= 192 else None)
-    if signal:  # a sandbox reports its command's death by signal N as exit code 128 + N
-        how = f"the process was killed by signal {signal}"
+    if run.signal:
+        how = f"the process was killed by signal {run.signal}"
     else:
         how = f"the process exited with code {run.exit_code}"
     tail = run.stderr.strip().splitlines()[-1:] if run.stderr.strip() else []

@@ -78,6 +78,14 @@ def get_backend(name: str) -> Backend:
     raise ValueError(f"unknown sandbox backend {name!r}; available: {', '.join(BACKENDS)}")
 
 
+def init_exit_status(code: int) -> tuple[int | None, int | None]:
+    """(exit code, signal) of a command run under an init that reports a death by signal N as
+    exit code 128 + N (bwrap, docker-init)."""
+    if 128 < code <= 128 + 64:
+        return None, code - 128
+    return code, None
+
+
 def describe_bytes(n: int) -> str:
     for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
         if n >= size:

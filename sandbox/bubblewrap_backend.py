@@ -18,7 +18,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from .base import Limits
+from .base import Limits, init_exit_status
 from .subprocess_backend import SubprocessBackend
 
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/etc", "/sys")
@@ -75,6 +75,11 @@ class BubblewrapBackend(SubprocessBackend):
 
     def environment(self, env: Mapping[str, str]) -> dict[str, str]:
         return {}  # bwrap starts from nothing (--clearenv) and sets the job's variables itself
+
+    def exit_status(self, code: int) -> tuple[int | None, int | None]:
+        if code < 0:
+            return super().exit_status(code)
+        return init_exit_status(code)  # bwrap passes on its command's death by signal as 128 + N
 
     def rlimits(self, limits: Limits) -> list[tuple[int, int]]:
         return [*super().rlimits(limits), (resource.RLIMIT_NPROC, TASK_LIMIT)]

@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from .base import OUTPUT_CAP, Limits, RunResult, Watchdog, describe_bytes
+from .base import OUTPUT_CAP, Limits, RunResult, Watchdog, describe_bytes, init_exit_status
 
 if TYPE_CHECKING:
     from docker.client import DockerClient
@@ -276,9 +276,9 @@ def _supervise(container: Container, limits: Limits, watchdog: Watchdog | None, 
         reader.join(READER_GRACE_SECONDS)
     if ended_by == "exit" and code != 0 and container.attrs["State"].get("OOMKilled"):
         ended_by, reason = "memory", _memory_reason(limits)
-    signal = code - 128 if 128 < code <= 128 + 64 else None
+    exit_code, signal = init_exit_status(code)
     return RunResult(
-        exit_code=None if signal else code,
+        exit_code=exit_code,
         stdout=out.text() if isinstance(out, _Tail) else "",
         stderr=err.text(),
         wall_seconds=wall_seconds,

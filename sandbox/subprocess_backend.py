@@ -59,13 +59,14 @@ class SubprocessBackend:
                 time.sleep(POLL_SECONDS)
             code = proc.wait()
             _kill_group(proc)  # anything the command left behind in its session
+            exit_code, signal_number = self.exit_status(code)
             return RunResult(
-                exit_code=code if code >= 0 else None,
+                exit_code=exit_code,
                 stdout="" if stdout_path else _tail(captured),
                 stderr=_tail(err),
                 wall_seconds=time.monotonic() - started,
                 ended_by=ended_by,
-                signal=-code if code < 0 else None,
+                signal=signal_number,
                 reason=reason,
             )
 
@@ -81,6 +82,10 @@ class SubprocessBackend:
         if watchdog is not None and watchdog():
             return "watchdog", ""
         return "exit", ""
+
+    def exit_status(self, code: int) -> tuple[int | None, int | None]:
+        """(exit code, signal) from Popen's return code (negative: killed by that signal)."""
+        return (code, None) if code >= 0 else (None, -code)
 
     def command(self, argv: Sequence[str], job_dir: Path, env: Mapping[str, str]) -> list[str]:
         return list(argv)

@@ -25,16 +25,6 @@ ESCAPED = "&lt;script&gt;alert(1)&lt;/script&gt;"
 
 
 @pytest.fixture
-def problem(db: Any) -> Problem:
-    return factories.make_problem()
-
-
-@pytest.fixture
-def cpu(db: Any) -> Hardware:
-    return factories.make_hardware("cpu")
-
-
-@pytest.fixture
 def owner(db: Any) -> AbstractBaseUser:
     return factories.make_user()
 

@@ -23,16 +23,6 @@ SUBMIT = "/submit/"
 
 
 @pytest.fixture
-def problem(db: Any) -> Problem:
-    return factories.make_problem()
-
-
-@pytest.fixture
-def cpu(db: Any) -> Hardware:
-    return factories.make_hardware("cpu")
-
-
-@pytest.fixture
 def user(db: Any) -> AbstractBaseUser:
     return factories.make_user()
 
