@@ -54,6 +54,8 @@ class Problem(models.Model):
     description = models.TextField(blank=True)
     definition = models.JSONField(help_text="the whole definition, sources inline")
     definition_hash = models.CharField(max_length=64)
+    solutions_revealed = models.BooleanField(
+        default=False, help_text="an admin has made every solution's source of this problem public")
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:
