@@ -24,6 +24,9 @@ class Evaluation(models.Model):
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     environment = models.JSONField(default=dict, blank=True)
+    progress = models.JSONField(default=dict, blank=True, help_text=(
+        "while running: {visible: how many of the workloads come first and are visible, statuses: "
+        "each workload's verdict in run order, 'running', or null while pending}"))
     aggregates = models.JSONField(default=dict, blank=True)
     score = models.FloatField(null=True, blank=True)
     error = models.TextField(blank=True, help_text="why the platform could not finish it")

@@ -57,17 +57,22 @@ def claim(evaluation_id: int, worker: str) -> Evaluation | None:
         lease_until=now + timedelta(seconds=settings.EVALUATION_LEASE_SECONDS),
         worker=worker,
         started_at=now,
+        progress={},
     )
     if changed != 1:
         return None
     return Evaluation.objects.select_related("hardware", "submission__problem").get(pk=evaluation_id)
 
 
-def renew_lease(evaluation_id: int, worker: str) -> bool:
+def renew_lease(evaluation_id: int, worker: str, progress: Mapping[str, Any] | None = None) -> bool:
+    """Extend this worker's lease, storing the run's progress (Evaluation.progress) when given."""
     until = timezone.now() + timedelta(seconds=settings.EVALUATION_LEASE_SECONDS)
+    fields: dict[str, Any] = {"lease_until": until}
+    if progress is not None:
+        fields["progress"] = dict(progress)
     return Evaluation.objects.filter(
         pk=evaluation_id, state=Evaluation.RUNNING, worker=worker
-    ).update(lease_until=until) == 1
+    ).update(**fields) == 1
 
 
 def ingest(evaluation_id: int, worker: str, report: Mapping[str, Any]) -> bool:

@@ -93,8 +93,18 @@ def measure(evaluation: Evaluation, worker: str) -> dict[str, Any]:
     workloads = workloads_for(submission.problem, smoke=cpu)
     solution = SolutionFiles(dict(submission.sources), submission.entry)
 
+    # Verdicts only, in run order (visible workloads first): the page shows hidden ones as such.
+    index = {w.uuid: i for i, w in enumerate(workloads)}
+    progress: dict[str, Any] = {"visible": sum(w.visibility == "visible" for w in workloads),
+                                "statuses": [None] * len(workloads)}
+
     def on_progress(event: dict[str, Any]) -> None:
-        if event.get("event") == "workload" and not services.renew_lease(evaluation.pk, worker):
+        position = index.get(str(event.get("uuid")))
+        if position is None:
+            return
+        running = event.get("event") == "start"
+        progress["statuses"][position] = "running" if running else str(event.get("status", ""))
+        if not services.renew_lease(evaluation.pk, worker, progress) and not running:
             log.warning("evaluation #%s: lease lost while running", evaluation.pk)
 
     with tempfile.TemporaryDirectory(prefix=f"solarena-eval-{evaluation.pk}-") as tmp:
