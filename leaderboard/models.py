@@ -91,20 +91,31 @@ class Workload(models.Model):
 
 
 class LeaderboardEntry(models.Model):
-    """A participant's best valid evaluation on one board (problem x hardware), precomputed."""
+    """A participant on one board (problem x hardware), precomputed: their best valid evaluation
+    (rankings.is_valid), or no score at all when none of their scored evaluations is valid (every
+    workload failed, or a reward hack); rows without a score are listed last."""
 
     problem = models.ForeignKey(Problem, on_delete=models.CASCADE, related_name="entries")
     hardware = models.ForeignKey(Hardware, on_delete=models.CASCADE, related_name="entries")
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
                              related_name="leaderboard_entries")
-    evaluation = models.ForeignKey("evaluator.Evaluation", on_delete=models.CASCADE, related_name="+")
-    score = models.FloatField()
-    submitted_at = models.DateTimeField(help_text="when the best submission came in: ties go earlier")
+    evaluation = models.ForeignKey("evaluator.Evaluation", null=True, blank=True, on_delete=models.CASCADE,
+                                   related_name="+", help_text="the best valid one; none without a score")
+    score = models.FloatField(null=True, blank=True, help_text="none: no valid score, listed last")
+    submitted_at = models.DateTimeField(help_text="when the best submission came in: ties go earlier "
+                                                  "(without a score: the first one)")
     submissions = models.PositiveIntegerField(default=1)
     updated = models.DateTimeField(auto_now=True)
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["problem", "hardware", "user"],
-                                               name="one_entry_per_board_and_user")]
-        indexes = [models.Index(fields=["problem", "hardware", "-score", "submitted_at"],
-                                name="board_ranking")]
+        constraints = [
+            models.UniqueConstraint(fields=["problem", "hardware", "user"],
+                                    name="one_entry_per_board_and_user"),
+            models.CheckConstraint(
+                condition=models.Q(score__isnull=True, evaluation__isnull=True)
+                | models.Q(score__isnull=False, evaluation__isnull=False),
+                name="entry_score_with_its_evaluation"),
+        ]
+        indexes = [models.Index(models.F("problem"), models.F("hardware"),
+                                models.F("score").desc(nulls_last=True), models.F("submitted_at"),
+                                models.F("user"), name="board_ranking")]

@@ -95,3 +95,28 @@ def fake_report(evaluation: Evaluation, score: float = 0.5, verdict: str = "PASS
             for w in workloads]
     return {"schema": "solarena.eval/1", "environment": {"torch": "test"}, "solution_error": None,
             "workloads": rows, "aggregates": {"score": score, "total": len(rows)}}
+
+
+def make_named_problem(name: str, category: str = "l1", task_type: str = "from_reference") -> Problem:
+    """The fixture problem stored under another name, category (slug) and task type, for boards that
+    span several problems."""
+    problem = make_problem()
+    problem.name, problem.task_type = name, task_type
+    problem.category, _ = Category.objects.get_or_create(slug=category, defaults={"name": category.upper()})
+    problem.save(update_fields=["name", "task_type", "category"])
+    return problem
+
+
+def make_scored(owner: AbstractBaseUser, problem: Problem, hardware: Hardware, score: float,
+                verdict: str = "PASSED", **aggregates: Any) -> Evaluation:
+    """A submission scored through the real claim and ingestion path (which keeps the entries), its
+    report's aggregates holding `aggregates` besides the score."""
+    from evaluator import services  # local: new factory code is only appended to this module
+
+    evaluation = make_evaluation(owner=owner, problem=problem, hardware=hardware)
+    report = fake_report(evaluation, score, verdict=verdict)
+    report["aggregates"].update(aggregates)
+    claimed = services.claim(evaluation.pk, "factory-worker")
+    assert claimed is not None and services.ingest(evaluation.pk, "factory-worker", report)
+    evaluation.refresh_from_db()
+    return evaluation

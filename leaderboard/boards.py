@@ -1,0 +1,289 @@
+"""The read model of every board, each in a fixed number of queries whatever its number of rows.
+
+- problem x hardware: the precomputed entries (rankings.py) with their best evaluation's aggregates;
+- category x hardware: per participant, the mean over the category's current problems of their best
+  score (docs/scoring.md, "Boards");
+- agents x hardware: submissions.suites.agent_board.
+
+Rows come in the stable rank order; sort_rows reorders them by any column of the board.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from django.db.models import Count, F, Max, Sum, Window
+from django.db.models.functions import RowNumber
+
+from evaluator.harness.problem import TASK_TYPES
+from submissions import suites
+from submissions.models import AgentSubmission
+
+from .models import Category, Hardware, LeaderboardEntry, Problem
+from .rankings import RANK_ORDER
+
+__all__ = ["TASK_TYPES", "UnknownSort", "agent_board", "category_board", "overview", "problem_board",
+           "sort_rows"]
+
+
+@dataclass(frozen=True)
+class Column:
+    key: str  # the row attribute, the CSV/JSON field and the ?sort= value
+    label: str
+    kind: str = "text"  # text, int, score, ratio, speedup, time
+    help: str = ""
+
+    @property
+    def numeric(self) -> bool:
+        return self.kind != "text"
+
+
+RANK = Column("rank", "#", "int", "place in the stable order: score, then the earlier submission")
+USER = Column("user", "participant")
+TEAM = Column("team", "team")
+FIGURES = (
+    Column("visible_score", "visible", "score", "score over the visible workloads"),
+    Column("hidden_score", "hidden", "score", "score over the hidden workloads"),
+    Column("generalization_gap", "gap", "score", "visible score minus hidden score"),
+    Column("conditional_correctness", "cond. correct", "ratio",
+           "share of hidden workloads passed, when every visible one passed"),
+    Column("geomean_speedup", "speedup", "speedup", "geometric-mean speedup over the reference"),
+)
+SUBMISSIONS = Column("submissions", "submissions", "int")
+LAST_IMPROVED = Column("last_improved", "last improved", "time", "when the best result was scored")
+
+PROBLEM_COLUMNS = (RANK, USER, TEAM, Column("score", "score", "score", "mean over all workloads"),
+                   *FIGURES, SUBMISSIONS, LAST_IMPROVED)
+CATEGORY_COLUMNS = (RANK, USER, TEAM,
+                    Column("score", "score", "score", "mean over the category's problems, missing ones 0"),
+                    Column("solved", "solved", "int", "problems with a valid score"), *FIGURES,
+                    SUBMISSIONS, LAST_IMPROVED)
+AGENT_COLUMNS = (RANK, Column("agent", "agent"), Column("version", "version"), Column("model", "model"),
+                 Column("user", "owner"), TEAM, Column("score", "suite score", "score",
+                                                       "mean over the bundle's problems, missing ones 0"),
+                 Column("submissions", "uploads", "int", "finished agent submissions"),
+                 Column("submitted_at", "uploaded", "time", "when the best one was uploaded"))
+
+
+class UnknownSort(ValueError):
+    """A ?sort= value that names no column of the board; the message lists the ones there are."""
+
+
+@dataclass
+class ProblemRow:
+    rank: int | None
+    user_id: int
+    user: str
+    team: str
+    score: float | None
+    visible_score: float | None
+    hidden_score: float | None
+    generalization_gap: float | None
+    conditional_correctness: float | None
+    geomean_speedup: float | None
+    submissions: int
+    submitted_at: datetime
+    last_improved: datetime | None
+    submission_id: int | None
+
+
+@dataclass
+class CategoryRow:
+    rank: int | None
+    user_id: int
+    user: str
+    team: str
+    score: float | None
+    solved: int
+    visible_score: float | None
+    hidden_score: float | None
+    generalization_gap: float | None
+    conditional_correctness: float | None
+    geomean_speedup: float | None
+    submissions: int
+    submitted_at: datetime  # the tie-break: when the last of the best results counted came in
+    last_improved: datetime | None
+
+
+@dataclass
+class ProblemBoard:
+    problem: Problem
+    hardware: Hardware
+    rows: list[ProblemRow]
+    columns: tuple[Column, ...] = PROBLEM_COLUMNS
+
+
+@dataclass
+class CategoryBoard:
+    category: Category
+    hardware: Hardware
+    task_type: str | None
+    problems: list[Problem]
+    rows: list[CategoryRow]
+    columns: tuple[Column, ...] = CATEGORY_COLUMNS
+
+
+@dataclass
+class AgentBoard:
+    hardware: Hardware
+    rows: list[suites.AgentEntry]
+    columns: tuple[Column, ...] = AGENT_COLUMNS
+
+
+_ENTRY_FIELDS = ("user_id", "user__username", "user__profile__team", "score", "submissions", "submitted_at",
+                 "evaluation__submission_id", "evaluation__finished_at", "evaluation__aggregates")
+
+
+def problem_board(problem: Problem, hardware: Hardware) -> ProblemBoard:
+    """Every participant of the board, best first, those without a valid score last. One query."""
+    entries = (LeaderboardEntry.objects.filter(problem=problem, hardware=hardware)
+               .order_by(*RANK_ORDER).values(*_ENTRY_FIELDS))
+    rows = [_problem_row(entry) for entry in entries]
+    _number(rows)
+    return ProblemBoard(problem, hardware, rows)
+
+
+def _problem_row(entry: dict[str, Any]) -> ProblemRow:
+    scored = entry["score"] is not None
+    aggregates = entry["evaluation__aggregates"] or {}
+    return ProblemRow(
+        rank=None, user_id=entry["user_id"], user=entry["user__username"],
+        team=entry["user__profile__team"] or "",
+        score=entry["score"], **{c.key: _figure(aggregates.get(c.key)) for c in FIGURES},
+        submissions=entry["submissions"], submitted_at=entry["submitted_at"],
+        last_improved=entry["evaluation__finished_at"] if scored else None,
+        submission_id=entry["evaluation__submission_id"])
+
+
+def current_problems(category: Category, task_type: str | None = None) -> list[Problem]:
+    problems = Problem.objects.filter(category=category, is_current=True).order_by("name")
+    return list(problems.filter(task_type=task_type) if task_type else problems)
+
+
+def category_board(category: Category, hardware: Hardware, task_type: str | None = None) -> CategoryBoard:
+    """Each participant with an entry on one of the category's current problems (of the task type
+    when given) on the hardware; the score is the mean over those problems, a missing one counting
+    0. Two queries."""
+    problems = current_problems(category, task_type)
+    entries = (LeaderboardEntry.objects.filter(problem__in=[p.pk for p in problems], hardware=hardware)
+               .order_by("user_id").values(*_ENTRY_FIELDS))
+    by_user: dict[int, list[ProblemRow]] = {}
+    for entry in entries:
+        by_user.setdefault(entry["user_id"], []).append(_problem_row(entry))
+    rows = [_category_row(best, len(problems)) for best in by_user.values()]
+    rows.sort(key=_category_order)
+    _number(rows)
+    return CategoryBoard(category, hardware, task_type, problems, rows)
+
+
+def _category_row(best: list[ProblemRow], problems: int) -> CategoryRow:
+    valid = [row for row in best if row.score is not None]
+    visible = _mean_of(valid, "visible_score", problems)
+    hidden = _mean_of(valid, "hidden_score", problems)
+    conditional = [row.conditional_correctness for row in valid if row.conditional_correctness is not None]
+    speedups = [row.geomean_speedup for row in valid if row.geomean_speedup]
+    return CategoryRow(
+        rank=None, user_id=best[0].user_id, user=best[0].user, team=best[0].team,
+        score=_mean_of(valid, "score", problems) if valid else None, solved=len(valid),
+        visible_score=visible if valid else None, hidden_score=hidden if valid else None,
+        generalization_gap=visible - hidden if valid else None,
+        conditional_correctness=math.fsum(conditional) / len(conditional) if conditional else None,
+        geomean_speedup=(math.exp(math.fsum(math.log(s) for s in speedups) / len(speedups))
+                         if speedups else None),
+        submissions=sum(row.submissions for row in best),
+        submitted_at=max(row.submitted_at for row in valid) if valid else min(r.submitted_at for r in best),
+        last_improved=max((row.last_improved for row in valid if row.last_improved), default=None))
+
+
+def _mean_of(rows: Sequence[ProblemRow], attribute: str, problems: int) -> float:
+    """The mean over `problems` problems of a figure of the rows; missing problems and figures count 0."""
+    return math.fsum(getattr(row, attribute) or 0.0 for row in rows) / problems
+
+
+def _category_order(row: CategoryRow) -> tuple[Any, ...]:
+    return (row.score is None, -(row.score or 0.0), row.submitted_at, row.user_id)
+
+
+def agent_board(hardware: Hardware) -> AgentBoard:
+    return AgentBoard(hardware, suites.agent_board(hardware))
+
+
+def _number(rows: Iterable[ProblemRow | CategoryRow]) -> None:
+    """Ranks 1, 2, ... in the given order; rows without a score get none."""
+    rank = 0
+    for row in rows:
+        if row.score is not None:
+            rank += 1
+            row.rank = rank
+
+
+def _figure(value: Any) -> float | None:
+    return float(value) if isinstance(value, int | float) and math.isfinite(value) else None
+
+
+def sort_rows(rows: Sequence[Any], sort: str, columns: Sequence[Column]) -> list[Any]:
+    """The rows ordered by one column (`-key`: descending), ties and empty cells in rank order, empty
+    cells last either way."""
+    key = sort.removeprefix("-")
+    if key not in {c.key for c in columns}:
+        raise UnknownSort(f"cannot sort by {sort!r}; sort by one of: "
+                          + ", ".join(c.key for c in columns) + " (prefix - for descending)")
+    present = [row for row in rows if getattr(row, key) is not None]
+    missing = [row for row in rows if getattr(row, key) is None]
+    present.sort(key=lambda row: _sortable(getattr(row, key)), reverse=sort.startswith("-"))
+    return present + missing
+
+
+def _sortable(value: Any) -> Any:
+    return value.casefold() if isinstance(value, str) else value
+
+
+@dataclass
+class Leader:
+    user: str
+    team: str
+    score: float
+
+
+@dataclass
+class Overview:
+    """The home page's figures: each category x hardware board's leader, and the counts."""
+
+    categories: list[Category]
+    hardware: list[Hardware]
+    leaders: dict[tuple[int, int], Leader] = field(default_factory=dict)
+    problems: int = 0
+    participants: int = 0
+    agents: int = 0
+
+    def leader(self, category: Category, hardware: Hardware) -> Leader | None:
+        return self.leaders.get((category.pk, hardware.pk))
+
+
+def overview(task_type: str | None = None) -> Overview:
+    """Leaders of every category board at once (the database ranks them), and the counts. Six queries."""
+    problems = Problem.objects.filter(is_current=True)
+    if task_type:
+        problems = problems.filter(task_type=task_type)
+    sizes = dict(problems.values_list("category_id").annotate(n=Count("pk")).order_by())
+    categories = list(Category.objects.filter(pk__in=list(sizes)))
+    board_key = ("problem__category_id", "hardware_id")
+    totals = (LeaderboardEntry.objects.filter(problem__in=problems, score__isnull=False)
+              .values(*board_key, "user_id", "user__username", "user__profile__team")
+              .annotate(total=Sum("score"), last=Max("submitted_at"))
+              .annotate(place=Window(RowNumber(), partition_by=[F(k) for k in board_key],
+                                     order_by=[F("total").desc(), F("last").asc(), F("user_id").asc()]))
+              .filter(place=1))
+    leaders = {(row["problem__category_id"], row["hardware_id"]): Leader(
+        row["user__username"], row["user__profile__team"] or "",
+        row["total"] / sizes[row["problem__category_id"]]) for row in totals}
+    used = {hw for _, hw in leaders}
+    hardware = [hw for hw in Hardware.objects.all() if hw.active or hw.pk in used]
+    participants = (LeaderboardEntry.objects.filter(problem__is_current=True)
+                    .values("user_id").distinct().count())
+    agents = AgentSubmission.objects.values("owner_id", "name").distinct().count()
+    return Overview(categories, hardware, leaders, sum(sizes.values()), participants, agents)
