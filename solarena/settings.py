@@ -7,6 +7,7 @@ import shutil
 from pathlib import Path
 
 import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -47,9 +48,11 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "api",
+    "ops",
 ]
 
 MIDDLEWARE = [
+    "ops.middleware.RequestIdMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -96,6 +99,18 @@ STATICFILES_DIRS = [BASE_DIR / "static"]
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "profile"
 LOGOUT_REDIRECT_URL = "home"
+
+# Operations (docs/deploy.md): logs as Django's defaults ("text") or JSON lines on stderr ("json");
+# /healthz's time limit per check; a token /metrics then asks for (none: open).
+SOLARENA_LOG_FORMAT = env_str("SOLARENA_LOG_FORMAT", "text")
+if SOLARENA_LOG_FORMAT not in ("text", "json"):
+    raise ImproperlyConfigured(f"SOLARENA_LOG_FORMAT must be text or json, not {SOLARENA_LOG_FORMAT!r}")
+if SOLARENA_LOG_FORMAT == "json":
+    from ops.logging import json_config
+
+    LOGGING = json_config(env_str("SOLARENA_LOG_LEVEL", "INFO").upper())
+SOLARENA_HEALTH_TIMEOUT_SECONDS = float(env_str("SOLARENA_HEALTH_TIMEOUT_SECONDS", "2"))
+SOLARENA_METRICS_TOKEN = env_str("SOLARENA_METRICS_TOKEN", "")
 
 # Throttle counters live in the cache: a deployment with several web processes points CACHE_URL
 # at Redis so they share them.

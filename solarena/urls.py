@@ -9,4 +9,5 @@ urlpatterns = [
     path("", include("submissions.urls")),
     path("api/v1/", include("api.urls")),
     path("admin/", admin.site.urls),
+    path("", include("ops.urls")),
 ]
