@@ -202,3 +202,5 @@ SPECTACULAR_SETTINGS = {
 # platform failed do not count), and the size of a solution's sources.
 SUBMISSIONS_PER_PROBLEM_PER_DAY = env_int("SOLARENA_SUBMISSIONS_PER_PROBLEM_PER_DAY", 50)
 SOLARENA_MAX_SOURCE_BYTES = env_int("SOLARENA_MAX_SOURCE_BYTES", 1 << 20)
+# Evaluations one participant may have queued or running at once (an agent bundle counts them all).
+SOLARENA_MAX_CONCURRENT_EVALUATIONS = env_int("SOLARENA_MAX_CONCURRENT_EVALUATIONS", 100)
