@@ -8,14 +8,17 @@ from django.conf import settings
 from django.core.checks import Error, Tags, register
 
 DEVELOPMENT_HIDDEN_SECRET = "solarena-local"
+MIN_HIDDEN_SECRET_LENGTH = 16
 
 
 @register(Tags.security, deploy=True)
 def hidden_secret_is_private(**_: Any) -> list[Error]:
-    if settings.HIDDEN_SECRET == DEVELOPMENT_HIDDEN_SECRET:
+    secret = settings.HIDDEN_SECRET
+    if secret == DEVELOPMENT_HIDDEN_SECRET or len(secret) < MIN_HIDDEN_SECRET_LENGTH:
         return [Error(
-            "SOLARENA_HIDDEN_SECRET is the public development default, so anyone can draw this "
-            "deployment's hidden workloads.",
+            f"SOLARENA_HIDDEN_SECRET is the public development default or shorter than "
+            f"{MIN_HIDDEN_SECRET_LENGTH} characters, so others could draw this deployment's hidden "
+            "workloads.",
             hint="Set SOLARENA_HIDDEN_SECRET to a long random value and keep it private.",
             id="ops.E001")]
     return []
