@@ -1,17 +1,47 @@
-"""Public pages."""
+"""The home page: every category x hardware board's leader, the latest scored submissions, and how
+many problems, participants and agents there are. The boards themselves: board_views.py."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from django.db.models import F
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.urls import reverse
 
 from evaluator.models import Evaluation
 
+from . import boards
+from .board_views import BadRequest, bad_request, task_type_of
+from .models import Category
+
+RECENT = 10
+
+
+@dataclass(frozen=True)
+class OverviewCell:
+    url: str
+    leader: boards.Leader | None
+
 
 def home(request: HttpRequest) -> HttpResponse:
-    evaluations = (
-        Evaluation.objects.select_related("submission__problem", "submission__owner", "hardware")
-        .order_by("-created")[:50]
-    )
-    pending = any(e.state not in Evaluation.TERMINAL for e in evaluations)
-    return render(request, "leaderboard/home.html", {"evaluations": evaluations, "pending": pending})
+    try:
+        task_type = task_type_of(request)
+    except BadRequest as exc:
+        return bad_request(request, str(exc))
+    overview = boards.overview(task_type)
+    suffix = f"?task_type={task_type}" if task_type else ""
+    grid: list[tuple[Category, list[OverviewCell]]] = [
+        (category, [OverviewCell(reverse("category-board", args=[category.slug, hw.slug]) + suffix,
+                                 overview.leader(category, hw)) for hw in overview.hardware])
+        for category in overview.categories]
+    recent = list(Evaluation.objects.filter(state=Evaluation.SCORED, reward_hack=False)
+                  .select_related("submission__problem", "submission__owner", "hardware")
+                  .order_by(F("finished_at").desc(nulls_last=True), "-pk")[:RECENT])
+    return render(request, "leaderboard/home.html", {
+        "overview": overview, "grid": grid, "task_type": task_type, "task_types": boards.TASK_TYPES,
+        "recent": recent, "agent_boards": [(hw, reverse("agent-board", args=[hw.slug]))
+                                           for hw in overview.hardware],
+        "anything": bool(recent) or Evaluation.objects.exists(),
+    })

@@ -7,6 +7,7 @@ urlpatterns = [
     path("", views.home, name="home"),
     path("accounts/", include("accounts.urls")),
     path("", include("submissions.urls")),
+    path("", include("leaderboard.urls")),
     path("api/v1/", include("api.urls")),
     path("admin/", admin.site.urls),
     path("", include("ops.urls")),

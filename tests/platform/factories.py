@@ -120,3 +120,20 @@ def make_scored(owner: AbstractBaseUser, problem: Problem, hardware: Hardware, s
     assert claimed is not None and services.ingest(evaluation.pk, "factory-worker", report)
     evaluation.refresh_from_db()
     return evaluation
+
+
+def make_agent_run(owner: AbstractBaseUser, name: str, scores: dict[Problem, float | None],
+                   hardware: Hardware, version: str = "1.0", model: str = "a-model") -> Any:
+    """An agent submission with one evaluation per problem on `hardware`, already finished: scored
+    with the given score, or failed where it is None."""
+    from submissions.models import AgentSubmission  # local: new factory code is only appended here
+
+    agent = AgentSubmission.objects.create(owner=owner, name=name, version=version, model=model)
+    for problem, score in scores.items():
+        submission = Submission.objects.create(owner=owner, problem=problem, language="python",
+                                               sources={"solution.py": CORRECT}, entry="solution.py",
+                                               agent_submission=agent)
+        state = Evaluation.FAILED if score is None else Evaluation.SCORED
+        Evaluation.objects.create(submission=submission, hardware=hardware, seed=1, state=state, score=score,
+                                  finished_at=agent.created)
+    return agent

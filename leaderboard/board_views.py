@@ -1,0 +1,208 @@
+"""The board pages: tables sortable by any column (?sort=), one tab per hardware, a task-type filter
+on category boards, and the same rows as CSV or JSON downloads (?format=csv|json)."""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from django.core.serializers.json import DjangoJSONEncoder
+from django.http import HttpRequest, HttpResponse, QueryDict
+from django.shortcuts import get_object_or_404, render
+from django.urls import reverse
+from django.utils import timezone
+
+from . import boards
+from .boards import Column
+from .models import Category, Hardware, Problem
+
+FORMATS = ("html", "csv", "json")
+# Text a spreadsheet would run as a formula when a cell starts with it.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+class BadRequest(ValueError):
+    """A query parameter the page cannot use; the message says which and what it takes."""
+
+
+@dataclass(frozen=True)
+class Cell:
+    text: str
+    css: str = ""
+
+
+@dataclass(frozen=True)
+class Header:
+    column: Column
+    url: str
+    arrow: str
+
+
+@dataclass(frozen=True)
+class Tab:
+    label: str
+    url: str
+    active: bool
+
+
+def problem_board(request: HttpRequest, problem: str, hardware: str) -> HttpResponse:
+    current = get_object_or_404(Problem.objects.select_related("category"), name=problem, is_current=True)
+    hw = get_object_or_404(Hardware, slug=hardware)
+    board = boards.problem_board(current, hw)
+    meta = {"board": "problem", "problem": current.name, "version": current.version,
+            "category": current.category.slug, "task_type": current.task_type, "hardware": hw.slug}
+    context = {"board": board, "problem": current, "hardware": hw,
+               "category_url": reverse("category-board", args=[current.category.slug, hw.slug])}
+    return _respond(request, board.rows, board.columns, "leaderboard/board_problem.html", context, meta,
+                    lambda slug: reverse("problem-board", args=[current.name, slug]))
+
+
+def category_board(request: HttpRequest, category: str, hardware: str) -> HttpResponse:
+    cat = get_object_or_404(Category, slug=category)
+    hw = get_object_or_404(Hardware, slug=hardware)
+    try:
+        task_type = task_type_of(request)
+    except BadRequest as exc:
+        return bad_request(request, str(exc))
+    board = boards.category_board(cat, hw, task_type)
+    meta = {"board": "category", "category": cat.slug, "task_type": task_type, "hardware": hw.slug,
+            "problems": [p.name for p in board.problems]}
+    context = {"board": board, "category": cat, "hardware": hw, "task_type": task_type,
+               "task_types": boards.TASK_TYPES,
+               "problems": [(p, reverse("problem-board", args=[p.name, hw.slug])) for p in board.problems]}
+    return _respond(request, board.rows, board.columns, "leaderboard/board_category.html", context, meta,
+                    lambda slug: reverse("category-board", args=[cat.slug, slug]))
+
+
+def agent_board(request: HttpRequest, hardware: str) -> HttpResponse:
+    hw = get_object_or_404(Hardware, slug=hardware)
+    board = boards.agent_board(hw)
+    return _respond(request, board.rows, board.columns, "leaderboard/board_agents.html",
+                    {"board": board, "hardware": hw}, {"board": "agents", "hardware": hw.slug},
+                    lambda slug: reverse("agent-board", args=[slug]))
+
+
+def task_type_of(request: HttpRequest) -> str | None:
+    task_type = request.GET.get("task_type") or None
+    if task_type is not None and task_type not in boards.TASK_TYPES:
+        raise BadRequest(f"unknown task type {task_type!r}; use one of: {', '.join(boards.TASK_TYPES)}")
+    return task_type
+
+
+def bad_request(request: HttpRequest, message: str) -> HttpResponse:
+    return render(request, "leaderboard/board_error.html", {"message": message}, status=400)
+
+
+def _respond(request: HttpRequest, rows: Sequence[Any], columns: Sequence[Column], template: str,
+             context: dict[str, Any], meta: dict[str, Any], url_on: Callable[[str], str]) -> HttpResponse:
+    """The board as a page or a download, sorted as asked."""
+    fmt = request.GET.get("format") or "html"
+    sort = request.GET.get("sort", "")
+    if fmt not in FORMATS:
+        return bad_request(request, f"unknown format {fmt!r}; use csv or json, or leave it out for the page")
+    if sort:
+        try:
+            rows = boards.sort_rows(rows, sort, columns)
+        except boards.UnknownSort as exc:
+            return bad_request(request, str(exc))
+    name = "-".join(filter(None, [meta.get("problem") or meta.get("category") or meta["board"],
+                                  meta.get("task_type") if meta["board"] == "category" else None,
+                                  meta["hardware"]]))
+    if fmt == "csv":
+        return _csv(rows, columns, name)
+    if fmt == "json":
+        return _json(rows, columns, {**meta, "sort": sort or "rank"}, name)
+    query = request.GET.copy()
+    hardware = Hardware.objects.all()
+    current: Hardware = context["hardware"]
+    return render(request, template, {
+        **context,
+        "headers": _headers(query, columns, sort),
+        "rows": [(row.score is None, [_cell(row, c) for c in columns]) for row in rows],
+        "tabs": [Tab(hw.slug, url_on(hw.slug) + _query(query), hw.pk == current.pk) for hw in hardware],
+        "csv_url": _query(query, format="csv"), "json_url": _query(query, format="json"),
+    })
+
+
+def _query(query: QueryDict, **changes: str) -> str:
+    """The page's query string with `changes` made (a blank value drops the key)."""
+    changed = query.copy()
+    for key, value in changes.items():
+        if value:
+            changed[key] = value
+        else:
+            changed.pop(key, None)
+    encoded = changed.urlencode()
+    return f"?{encoded}" if encoded else ""
+
+
+def _headers(query: QueryDict, columns: Sequence[Column], sort: str) -> list[Header]:
+    """Each header links to the board sorted by its column: numbers best-first (descending) on the
+    first click, then the other way."""
+    headers = []
+    for column in columns:
+        first = f"-{column.key}" if column.numeric and column.key != "rank" else column.key
+        other = column.key if first.startswith("-") else f"-{column.key}"
+        target = other if sort == first else first
+        arrow = {column.key: "▲", f"-{column.key}": "▼"}.get(sort or "rank", "")
+        headers.append(Header(column, _query(query, sort="" if target == "rank" else target), arrow))
+    return headers
+
+
+def _cell(row: Any, column: Column) -> Cell:
+    value = getattr(row, column.key)
+    css = "num" if column.numeric else ""
+    if value is None:
+        if column.key == "score":
+            return Cell("no valid score", "num unscored")
+        return Cell("–", css)
+    if column.kind == "score":
+        return Cell(f"{value:.3f}", css)
+    if column.kind == "ratio":
+        return Cell(f"{value:.0%}", css)
+    if column.kind == "speedup":
+        return Cell(f"{value:.2f}×", css)
+    if column.kind == "time":
+        return Cell(timezone.localtime(value).strftime("%Y-%m-%d %H:%M"), css)
+    return Cell(str(value), css)
+
+
+def _filename(name: str, extension: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", name) + f".{extension}"
+
+
+def _export_value(value: Any) -> Any:
+    if isinstance(value, datetime):
+        return value.isoformat()
+    return value
+
+
+def _csv(rows: Sequence[Any], columns: Sequence[Column], name: str) -> HttpResponse:
+    response = HttpResponse(content_type="text/csv; charset=utf-8", headers={
+        "Content-Disposition": f'attachment; filename="{_filename(name, "csv")}"'})
+    writer = csv.writer(response)
+    writer.writerow([c.key for c in columns])
+    for row in rows:
+        writer.writerow([_csv_value(getattr(row, c.key)) for c in columns])
+    return response
+
+
+def _csv_value(value: Any) -> Any:
+    if value is None:
+        return ""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value  # shown as text by spreadsheets, never evaluated
+    return _export_value(value)
+
+
+def _json(rows: Sequence[Any], columns: Sequence[Column], meta: dict[str, Any], name: str) -> HttpResponse:
+    document = {**meta, "columns": [c.key for c in columns],
+                "rows": [{c.key: _export_value(getattr(row, c.key)) for c in columns} for row in rows]}
+    return HttpResponse(json.dumps(document, cls=DjangoJSONEncoder, ensure_ascii=False),
+                        content_type="application/json; charset=utf-8", headers={
+                            "Content-Disposition": f'attachment; filename="{_filename(name, "json")}"'})
