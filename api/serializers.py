@@ -10,11 +10,12 @@ from rest_framework import serializers
 
 from evaluator.jobs import SolutionError, SolutionFiles, SourceTooLarge, check_size
 from evaluator.models import Evaluation, WorkloadResult
-from leaderboard.models import Hardware, LeaderboardEntry, Problem, Workload
+from leaderboard.models import Hardware, Problem, Workload
 from submissions import suites as agent_suites
 from submissions.bundles import DEFAULT_LIMITS, Bundle, BundleError, read_bundle
 from submissions.models import LANGUAGES, AgentSubmission, Submission
 
+from .boards import ProblemBoardEntrySerializer, UnrankedSerializer
 from .errors import BundleTooLargeError, SourceTooLargeError
 
 
@@ -118,8 +119,8 @@ class SubmissionSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Submission
-        fields = ["id", "problem", "problem_version", "language", "entry", "agent_submission", "created",
-                  "evaluations"]
+        fields = ["id", "problem", "problem_version", "language", "entry", "agent_submission", "published",
+                  "created", "evaluations"]
 
 
 class SubmissionDetailSerializer(SubmissionSerializer):
@@ -129,6 +130,21 @@ class SubmissionDetailSerializer(SubmissionSerializer):
 
     class Meta(SubmissionSerializer.Meta):
         fields = [*SubmissionSerializer.Meta.fields, "sources"]
+
+
+class SubmissionSourceSerializer(serializers.ModelSerializer):
+    """The public read of a submission's sources (submissions.visibility decides who gets it)."""
+
+    problem = serializers.CharField(source="problem.name", read_only=True)
+    problem_version = serializers.IntegerField(source="problem.version", read_only=True)
+    user = serializers.CharField(source="owner.get_username", read_only=True)
+    solutions_revealed = serializers.BooleanField(source="problem.solutions_revealed", read_only=True,
+                                                  help_text="an admin revealed every solution of the problem")
+
+    class Meta:
+        model = Submission
+        fields = ["id", "problem", "problem_version", "language", "user", "published", "solutions_revealed",
+                  "created", "entry", "sources"]
 
 
 class SubmissionCreateSerializer(serializers.Serializer):
@@ -177,26 +193,14 @@ class SubmissionCreateSerializer(serializers.Serializer):
         return attrs
 
 
-class LeaderboardEntrySerializer(serializers.ModelSerializer):
-    rank = serializers.IntegerField()
-    user = serializers.CharField(source="user.username")
-    team = serializers.SerializerMethodField()
-
-    class Meta:
-        model = LeaderboardEntry
-        fields = ["rank", "user", "team", "score", "submissions", "submitted_at"]
-
-    @extend_schema_field(serializers.CharField())
-    def get_team(self, entry: LeaderboardEntry) -> str:
-        profile = getattr(entry.user, "profile", None)
-        return profile.team if profile else ""
-
-
 class LeaderboardSerializer(serializers.Serializer):
+    """A problem's board on one hardware (rows: api.boards)."""
+
     problem = serializers.CharField()
     version = serializers.IntegerField()
     hardware = serializers.CharField()
-    entries = LeaderboardEntrySerializer(many=True)
+    entries = ProblemBoardEntrySerializer(many=True, help_text="participants with a valid score, best first")
+    unranked = UnrankedSerializer(many=True, help_text="participants without a valid score")
 
 
 class AgentSubmissionCreateSerializer(serializers.Serializer):

@@ -2,24 +2,26 @@
 
 from __future__ import annotations
 
-from django.db.models import Prefetch, QuerySet, prefetch_related_objects
+from django.db.models import Prefetch, QuerySet
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import mixins, permissions, status, viewsets
 from rest_framework.decorators import action
-from rest_framework.exceptions import ValidationError
+from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from evaluator.models import Evaluation, WorkloadResult
+from leaderboard import boards
 from leaderboard.models import Hardware, Problem
 from leaderboard.problems import visible_sol_bounds
-from leaderboard.rankings import board
 from submissions import services, suites
 from submissions.models import AgentSubmission, Submission
+from submissions.visibility import can_view_source
 
+from .boards import ranked_and_unranked
 from .errors import ConflictError, QuotaExceededError
 from .filters import ProblemFilter
 from .serializers import (
@@ -34,7 +36,11 @@ from .serializers import (
     SubmissionCreateSerializer,
     SubmissionDetailSerializer,
     SubmissionSerializer,
+    SubmissionSourceSerializer,
 )
+
+LIMIT_REACHED = OpenApiResponse(description="the daily submission quota of a problem, or the evaluations "
+                                            "queued or running at once, would be exceeded")
 
 
 class HardwareViewSet(viewsets.ReadOnlyModelViewSet):
@@ -68,10 +74,12 @@ class ProblemViewSet(viewsets.ReadOnlyModelViewSet):
 
 class SubmissionViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin,
                         viewsets.GenericViewSet):
-    """The caller's own submissions (an admin may open anyone's; others get 404)."""
+    """The caller's own submissions (an admin may open anyone's; others get 404), and the public
+    sources of published submissions and of problems whose solutions are revealed."""
 
     permission_classes = [permissions.IsAuthenticated]
     parser_classes = [JSONParser, MultiPartParser, FormParser]
+    lookup_value_regex = "[0-9]+"
 
     @property
     def throttle_scope(self) -> str | None:
@@ -92,12 +100,12 @@ class SubmissionViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.R
             Prefetch("evaluations__results", queryset=results))
 
     def get_serializer_class(self) -> type:
-        return {"list": SubmissionSerializer, "create": SubmissionCreateSerializer}.get(
-            self.action, SubmissionDetailSerializer)
+        return {"list": SubmissionSerializer, "create": SubmissionCreateSerializer,
+                "source": SubmissionSourceSerializer}.get(self.action, SubmissionDetailSerializer)
 
     @extend_schema(responses={201: SubmissionDetailSerializer,
                               413: OpenApiResponse(description="sources over the size limit"),
-                              429: OpenApiResponse(description="daily submission quota reached")})
+                              429: LIMIT_REACHED})
     def create(self, request: Request, *args: object, **kwargs: object) -> Response:
         serializer = self.get_serializer(data=request.data)
         serializer.is_valid(raise_exception=True)
@@ -124,22 +132,49 @@ class SubmissionViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.R
             raise ConflictError(str(exc)) from None
         return Response(SubmissionDetailSerializer(self.get_queryset().get(pk=submission.pk)).data)
 
+    @extend_schema(responses={200: SubmissionSourceSerializer, 404: OpenApiResponse(
+        description="no such submission, or its sources are not public")})
+    @action(detail=True, methods=["get"], permission_classes=[permissions.AllowAny])
+    def source(self, request: Request, pk: str | None = None) -> Response:
+        """The sources, for anyone once published or revealed (always for the owner and admins).
+        A private submission is answered exactly as a missing one."""
+        submission = Submission.objects.select_related("problem", "owner").filter(pk=pk).first()
+        if submission is None or not can_view_source(request.user, submission):
+            raise NotFound("No Submission matches the given query.")
+        return Response(SubmissionSourceSerializer(submission).data)
+
+    @extend_schema(request=None, responses={200: SubmissionDetailSerializer})
+    @action(detail=True, methods=["post"])
+    def publish(self, request: Request, pk: str | None = None) -> Response:
+        """Make the sources public (the owner only)."""
+        return self._set_published(request, True)
+
+    @extend_schema(request=None, responses={200: SubmissionDetailSerializer})
+    @action(detail=True, methods=["post"])
+    def unpublish(self, request: Request, pk: str | None = None) -> Response:
+        """Make the sources private again (the owner only)."""
+        return self._set_published(request, False)
+
+    def _set_published(self, request: Request, published: bool) -> Response:
+        submission = self.get_object()
+        if submission.owner_id != request.user.pk:
+            self.permission_denied(request, "only the owner may publish or unpublish a submission")
+        services.set_published(submission, published)
+        return Response(SubmissionDetailSerializer(self.get_queryset().get(pk=submission.pk)).data)
+
 
 class LeaderboardView(APIView):
-    """One board: the current version of a problem on one hardware, best first."""
+    """One board: the current version of a problem on one hardware, best first; participants
+    without a valid score apart."""
 
     permission_classes = [permissions.AllowAny]
 
     @extend_schema(responses=LeaderboardSerializer)
     def get(self, request: Request, problem: str, hardware: str) -> Response:
         current = get_object_or_404(Problem, name=problem, is_current=True)
-        hw = get_object_or_404(Hardware, slug=hardware)
-        entries = board(current.pk, hw.pk)
-        prefetch_related_objects(entries, "user__profile")  # the team names, in one query
-        for rank, entry in enumerate(entries, start=1):
-            entry.rank = rank
-        document = {"problem": current.name, "version": current.version, "hardware": hw.slug,
-                    "entries": entries}
+        board = boards.problem_board(current, get_object_or_404(Hardware, slug=hardware))
+        document = {"problem": current.name, "version": current.version, "hardware": board.hardware.slug,
+                    **ranked_and_unranked(board.rows)}
         return Response(LeaderboardSerializer(document).data)
 
 
@@ -169,7 +204,7 @@ class AgentSubmissionViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mix
     @extend_schema(responses={201: AgentSubmissionDetailSerializer,
                               400: OpenApiResponse(description="a bad bundle or an unknown problem"),
                               413: OpenApiResponse(description="the archive is over the size limit"),
-                              429: OpenApiResponse(description="daily submission quota reached")})
+                              429: LIMIT_REACHED})
     def create(self, request: Request, *args: object, **kwargs: object) -> Response:
         serializer = self.get_serializer(data=request.data)
         serializer.is_valid(raise_exception=True)

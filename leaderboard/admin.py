@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.contrib import admin
+from django.contrib import admin, messages
+from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from .models import Category, Hardware, LeaderboardEntry, Problem, Workload
@@ -48,11 +49,32 @@ class WorkloadInline(ReadOnlyMixin, admin.TabularInline):
 
 @admin.register(Problem)
 class ProblemAdmin(ReadOnlyMixin, admin.ModelAdmin):
-    list_display = ["name", "version", "is_current", "category", "task_type", "op_type", "created"]
-    list_filter = ["is_current", "category", "task_type"]
+    list_display = ["name", "version", "is_current", "category", "task_type", "op_type", "solutions_revealed",
+                    "created"]
+    list_filter = ["is_current", "solutions_revealed", "category", "task_type"]
     search_fields = ["name", "op_type", "description"]
     list_select_related = ["category"]
     inlines = [WorkloadInline]
+    actions = ["reveal_solutions", "hide_solutions"]
+
+    def has_reveal_permission(self, request: HttpRequest) -> bool:
+        """The rows stay read-only; revealing needs the change permission all the same."""
+        return request.user.has_perm("leaderboard.change_problem")
+
+    @admin.action(description="Reveal the solutions (every submission's source becomes public)",
+                  permissions=["reveal"])
+    def reveal_solutions(self, request: HttpRequest, queryset: QuerySet[Problem]) -> None:
+        self._reveal(request, queryset, True)
+
+    @admin.action(description="Hide the solutions (only published sources stay public)",
+                  permissions=["reveal"])
+    def hide_solutions(self, request: HttpRequest, queryset: QuerySet[Problem]) -> None:
+        self._reveal(request, queryset, False)
+
+    def _reveal(self, request: HttpRequest, queryset: QuerySet[Problem], revealed: bool) -> None:
+        changed = queryset.update(solutions_revealed=revealed)
+        what = "revealed" if revealed else "hidden"
+        self.message_user(request, f"Solutions of {changed} problem version(s) {what}.", messages.SUCCESS)
 
 
 @admin.register(LeaderboardEntry)

@@ -11,8 +11,8 @@ from .models import AgentSubmission, Submission
 
 @admin.register(Submission)
 class SubmissionAdmin(ReadOnlyMixin, admin.ModelAdmin):
-    list_display = ["id", "owner", "problem", "language", "entry", "agent_submission", "created"]
-    list_filter = ["language", "problem__category"]
+    list_display = ["id", "owner", "problem", "language", "entry", "agent_submission", "published", "created"]
+    list_filter = ["language", "published", "problem__category"]
     search_fields = ["owner__username", "problem__name"]
     list_select_related = ["owner", "problem"]
     date_hierarchy = "created"

@@ -10,9 +10,15 @@ from django.conf import settings
 from evaluator.jobs import SolutionError, SolutionFiles, SourceTooLarge, check_size
 from leaderboard.models import Hardware, Problem
 
-from .models import LANGUAGES
+from .bundles import AgentManifest
+from .models import LANGUAGES, AgentSubmission
 
 PASTED_NAME = "solution.py"
+AGENT_FIELDS = ("agent_name", "agent_version", "agent_model")
+
+
+def _max_length(field: str) -> int:
+    return AgentSubmission._meta.get_field(field).max_length
 
 
 class ProblemChoice(forms.ModelChoiceField):
@@ -40,9 +46,16 @@ class SubmissionForm(forms.Form):
     code = forms.CharField(required=False, strip=False, label="or paste the code",
                            widget=forms.Textarea(attrs={"rows": 16, "cols": 90, "spellcheck": "false"}),
                            help_text=f"stored as {PASTED_NAME}, the file the harness loads")
+    agent_name = forms.CharField(required=False, max_length=_max_length("name"), label="Agent name",
+                                 help_text="optional: the agent that wrote the solution; give its name, "
+                                 "version and model together to count it on the agent board")
+    agent_version = forms.CharField(required=False, max_length=_max_length("version"), label="Agent version")
+    agent_model = forms.CharField(required=False, max_length=_max_length("model"), label="Agent model",
+                                  help_text="the model behind the agent")
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()
+        self._clean_agent(data)
         if self.has_error("file") or self.has_error("code"):  # e.g. Django's own "the file is empty"
             return data
         upload, code = data.get("file"), data.get("code") or ""
@@ -63,3 +76,18 @@ class SubmissionForm(forms.Form):
         except SolutionError as exc:
             self.add_error(field, str(exc))
         return data
+
+    def _clean_agent(self, data: dict[str, Any]) -> None:
+        """The agent fields come all together or not at all; `agent` is their manifest, or None."""
+        data["agent"] = None
+        if any(self.has_error(name) for name in AGENT_FIELDS):
+            return
+        values = {name: (data.get(name) or "").strip() for name in AGENT_FIELDS}
+        if not any(values.values()):
+            return
+        missing = [name for name, value in values.items() if not value]
+        for name in missing:
+            self.add_error(name, "give the agent's name, version and model together, or none of them")
+        if not missing:
+            data["agent"] = AgentManifest(name=values["agent_name"], version=values["agent_version"],
+                                          model=values["agent_model"])

@@ -44,6 +44,8 @@ class Submission(models.Model):
     agent_submission = models.ForeignKey(AgentSubmission, null=True, blank=True, on_delete=models.CASCADE,
                                          related_name="submissions",
                                          help_text="the agent bundle this solution came in, if any")
+    published = models.BooleanField(default=False,
+                                    help_text="the owner has made the sources public")
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -1,5 +1,6 @@
-"""Writes that create and cancel submissions (one transaction each), agent submissions (a bundle
-expanded into one submission per problem, in one transaction), and the daily quota."""
+"""Writes that create, cancel and publish submissions (one transaction each), agent submissions (a
+bundle expanded into one submission per problem, in one transaction), and the limits checked under
+the owner's lock: the daily quota per problem and the evaluations in flight at once."""
 
 from __future__ import annotations
 
@@ -20,14 +21,19 @@ from evaluator.jobs import SolutionFiles
 from evaluator.models import Evaluation
 from leaderboard.models import Hardware, Problem
 
-from .bundles import Bundle
+from .bundles import AgentManifest, Bundle
 from .models import LANGUAGES, AgentSubmission, Submission
 
 QUOTA_WINDOW = timedelta(hours=24)
 
 
 class QuotaExceeded(Exception):
-    """The participant has used up today's submissions for a problem; the message says when more come."""
+    """A limit on the participant is reached (a 429): today's submissions for a problem, or the
+    evaluations in flight at once; the message says which and when more are allowed."""
+
+
+class TooManyInFlight(QuotaExceeded):
+    """The participant has too many evaluations queued or running to add these."""
 
 
 class UnknownProblems(Exception):
@@ -52,13 +58,14 @@ def create_submission(
     agent_submission: AgentSubmission | None = None,
 ) -> Submission:
     """Store the solution and one queued evaluation per hardware; the messages go out on commit.
-    Raises QuotaExceeded, storing nothing, past the owner's daily submissions for the problem."""
+    Raises QuotaExceeded, storing nothing, past the owner's daily submissions for the problem, and
+    TooManyInFlight past the owner's evaluations queued or running at once."""
     if not hardware:
         raise ValueError("a submission needs at least one hardware to run on")
     with transaction.atomic():
-        # One submission of an owner at a time, so two racing requests cannot both take the last slot.
-        get_user_model().objects.select_for_update().filter(pk=owner.pk).first()
+        _lock(owner)
         _check_quota(owner, problem)
+        _check_in_flight(owner, len(hardware))
         submission = Submission.objects.create(
             owner=owner, problem=problem, language=language, sources=dict(files.files), entry=files.entry,
             agent_submission=agent_submission,
@@ -74,26 +81,47 @@ def create_submission(
 def create_agent_submission(owner: AbstractBaseUser, bundle: Bundle,
                             hardware: list[Hardware]) -> AgentSubmission:
     """Store the bundle's manifest and logs, and one submission per problem (its current version) on
-    every hardware, all in one transaction. Raises UnknownProblems when a problem does not exist and
-    QuotaExceeded when one problem is over the daily quota; either way nothing is stored."""
+    every hardware, all in one transaction. Raises UnknownProblems when a problem does not exist,
+    TooManyInFlight when all its evaluations would be too many at once, and QuotaExceeded when one
+    problem is over the daily quota; either way nothing is stored."""
     if not hardware:
         raise ValueError("an agent submission needs at least one hardware to run on")
     with transaction.atomic():
-        get_user_model().objects.select_for_update().filter(pk=owner.pk).first()
+        _lock(owner)
         names = list(bundle.solutions)
         problems = {p.name: p for p in Problem.objects.filter(name__in=names, is_current=True)}
         unknown = [name for name in names if name not in problems]
         if unknown:
             raise UnknownProblems(unknown)
-        manifest = bundle.manifest
-        agent = AgentSubmission.objects.create(
-            owner=owner, name=manifest.name, version=manifest.version, model=manifest.model,
-            description=manifest.description, budget_usd=manifest.budget_usd, cost_usd=manifest.cost_usd,
-            tokens=manifest.tokens, wall_seconds=manifest.wall_seconds, logs=dict(bundle.logs))
+        _check_in_flight(owner, len(names) * len(hardware), what="this bundle")
+        agent = _store_agent(owner, bundle.manifest, dict(bundle.logs))
         for name, files in bundle.solutions.items():
             create_submission(owner, problems[name], files, infer_language(files), hardware,
                               agent_submission=agent)
     return agent
+
+
+def create_agent_solution(owner: AbstractBaseUser, manifest: AgentManifest, problem: Problem,
+                          files: SolutionFiles, language: str, hardware: list[Hardware]) -> Submission:
+    """One solution sent with an agent's name, version and model (the browser form): an agent
+    submission of that one problem, stored with it in one transaction, under the same limits."""
+    with transaction.atomic():
+        _lock(owner)
+        agent = _store_agent(owner, manifest, {})
+        return create_submission(owner, problem, files, language, hardware, agent_submission=agent)
+
+
+def _store_agent(owner: AbstractBaseUser, manifest: AgentManifest, logs: dict[str, str]) -> AgentSubmission:
+    return AgentSubmission.objects.create(
+        owner=owner, name=manifest.name, version=manifest.version, model=manifest.model,
+        description=manifest.description, budget_usd=manifest.budget_usd, cost_usd=manifest.cost_usd,
+        tokens=manifest.tokens, wall_seconds=manifest.wall_seconds, logs=logs)
+
+
+def _lock(owner: AbstractBaseUser) -> None:
+    """One submission of an owner at a time, so two racing requests cannot both take the last slot
+    of a limit (the owner's user row is the lock)."""
+    get_user_model().objects.select_for_update().filter(pk=owner.pk).first()
 
 
 _KNOWN_LANGUAGES = {code for code, _ in LANGUAGES}
@@ -136,6 +164,31 @@ def _check_quota(owner: AbstractBaseUser, problem: Problem) -> None:
         raise QuotaExceeded(
             f"you have made {limit} submissions to {problem.name} in the last 24 hours, the most "
             "allowed; each one counts for 24 hours after it was made, so try again later")
+
+
+def in_flight(owner: AbstractBaseUser) -> int:
+    """The owner's evaluations queued or running now (finished, failed and cancelled ones are not)."""
+    return Evaluation.objects.filter(submission__owner=owner,
+                                     state__in=(Evaluation.QUEUED, Evaluation.RUNNING)).count()
+
+
+def _check_in_flight(owner: AbstractBaseUser, adding: int, what: str = "this submission") -> None:
+    limit = settings.SOLARENA_MAX_CONCURRENT_EVALUATIONS
+    if limit <= 0:  # no limit
+        return
+    current = in_flight(owner)
+    if current + adding > limit:
+        raise TooManyInFlight(
+            f"you have {current} evaluation{'s' if current != 1 else ''} queued or running and {what} "
+            f"would add {adding}, over the limit of {limit} at once; submit again when some have "
+            "finished (or cancel queued ones)")
+
+
+def set_published(submission: Submission, published: bool) -> Submission:
+    """The owner makes the sources public, or private again (submissions.visibility)."""
+    Submission.objects.filter(pk=submission.pk).update(published=published)
+    submission.published = published
+    return submission
 
 
 def cancel_submission(submission: Submission) -> int:

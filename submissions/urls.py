@@ -7,4 +7,6 @@ urlpatterns = [
     path("submissions/", views.submission_list, name="submissions"),
     path("submissions/<int:submission_id>/", views.submission_detail, name="submission"),
     path("submissions/<int:submission_id>/cancel/", views.cancel, name="cancel_submission"),
+    path("submissions/<int:submission_id>/publish/", views.publish, name="publish_submission"),
+    path("submissions/<int:submission_id>/unpublish/", views.unpublish, name="unpublish_submission"),
 ]

@@ -30,9 +30,14 @@ def submit(request: HttpRequest) -> HttpResponse:
     if request.method == "POST":
         if form.is_valid():
             data = form.cleaned_data
+            hardware = list(data["hardware"])
             try:
-                submission = services.create_submission(request.user, data["problem"], data["files"],
-                                                        data["language"], list(data["hardware"]))
+                if data["agent"] is None:
+                    submission = services.create_submission(request.user, data["problem"], data["files"],
+                                                            data["language"], hardware)
+                else:
+                    submission = services.create_agent_solution(request.user, data["agent"], data["problem"],
+                                                                data["files"], data["language"], hardware)
             except services.QuotaExceeded as exc:
                 form.add_error(None, str(exc))
             else:
@@ -76,6 +81,27 @@ def cancel(request: HttpRequest, submission_id: int) -> HttpResponse:
         messages.error(request, str(exc))
     else:
         messages.success(request, f"Cancelled {cancelled} queued evaluation{'s' if cancelled != 1 else ''}.")
+    return redirect("submission", submission_id=submission.pk)
+
+
+@login_required
+@require_POST
+def publish(request: HttpRequest, submission_id: int) -> HttpResponse:
+    return _set_published(request, submission_id, True)
+
+
+@login_required
+@require_POST
+def unpublish(request: HttpRequest, submission_id: int) -> HttpResponse:
+    return _set_published(request, submission_id, False)
+
+
+def _set_published(request: HttpRequest, submission_id: int, published: bool) -> HttpResponse:
+    """The owner's publish and unpublish buttons (anyone else: 404)."""
+    submission = get_object_or_404(Submission, pk=submission_id, owner=request.user)
+    services.set_published(submission, published)
+    messages.success(request, "The source is public now: anyone may read it." if published
+                     else "The source is private again: only you and the admins may read it.")
     return redirect("submission", submission_id=submission.pk)
 
 
