@@ -23,6 +23,9 @@ class ContextFilter(logging.Filter):
         for name, var in CONTEXT.items():
             if getattr(record, name, None) is None:
                 setattr(record, name, var.get())
+        if record.request_id is None:  # type: ignore[attr-defined]
+            # Django logs a 4xx/5xx response once the middleware has returned, naming the request.
+            record.request_id = getattr(getattr(record, "request", None), "request_id", None)
         return True
 
 
@@ -38,7 +41,9 @@ class JsonFormatter(BaseJsonFormatter):
         super().add_fields(log_record, record, message_dict)
 
     def process_log_record(self, log_record: dict[str, Any]) -> dict[str, Any]:
-        return {key: value for key, value in log_record.items() if value is not None}
+        # Django puts the request object itself on some records; its id and path say enough.
+        return {key: value for key, value in log_record.items()
+                if value is not None and key not in ("request", "server_time")}
 
 
 def json_config(level: str) -> dict[str, Any]:
