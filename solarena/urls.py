@@ -8,6 +8,7 @@ urlpatterns = [
     path("accounts/", include("accounts.urls")),
     path("", include("submissions.urls")),
     path("", include("leaderboard.urls")),
+    path("", include("leaderboard.page_urls")),
     path("api/v1/", include("api.urls")),
     path("admin/", admin.site.urls),
     path("", include("ops.urls")),

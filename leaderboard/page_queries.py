@@ -1,0 +1,217 @@
+"""The reads behind the public pages (problems, participants, agents, hardware), each in a fixed
+number of queries whatever the number of rows. Boards themselves come from leaderboard.boards."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db.models import (
+    Count,
+    F,
+    IntegerField,
+    Max,
+    OuterRef,
+    Prefetch,
+    Q,
+    QuerySet,
+    Subquery,
+    Value,
+    Window,
+)
+from django.db.models.functions import Coalesce
+
+from evaluator.models import Evaluation
+from submissions import suites
+from submissions.models import AgentSubmission, Submission
+
+from . import charts
+from .hardware import BANDWIDTH_KEY, COMPUTE_CLASSES, HARDWARE, HardwareSpec
+from .models import Hardware, LeaderboardEntry, Problem, Workload
+from .problems import visible_sol_bounds
+
+
+def _count(queryset: QuerySet[Any], by: str) -> Subquery:
+    """A correlated COUNT(*) of `queryset`, for annotating each outer row (0 when none)."""
+    return Coalesce(Subquery(queryset.order_by().values(by).annotate(n=Count("pk")).values("n")[:1],
+                             output_field=IntegerField()), Value(0))
+
+
+# Problems
+
+
+def current_problems(category: str | None = None, task_type: str | None = None) -> QuerySet[Problem]:
+    """Current problem versions with their visible workload and participant counts."""
+    workloads = Workload.objects.filter(problem=OuterRef("pk"), visibility=Workload.VISIBLE, smoke=False)
+    entries = LeaderboardEntry.objects.filter(problem=OuterRef("pk"))
+    problems = (Problem.objects.filter(is_current=True).select_related("category")
+                .annotate(visible_workloads=_count(workloads, "problem"),
+                          entries_count=_count(entries, "problem"))
+                .order_by("category__slug", "name"))
+    if category:
+        problems = problems.filter(category__slug=category)
+    if task_type:
+        problems = problems.filter(task_type=task_type)
+    return problems
+
+
+def board_hardware(problem: Problem) -> list[Hardware]:
+    """The tabs of a problem page: active hardware and any other with entries on this problem, by
+    slug; each with `entries_count` on this problem."""
+    entries = LeaderboardEntry.objects.filter(problem=problem, hardware=OuterRef("pk"))
+    return list(Hardware.objects.annotate(entries_count=_count(entries, "hardware"))
+                .filter(Q(active=True) | Q(entries_count__gt=0)).order_by("slug"))
+
+
+def default_hardware(hardware: list[Hardware]) -> Hardware | None:
+    """The busiest board first; without entries anywhere, the first GPU (the cpu board is a test bed)."""
+    if not hardware:
+        return None
+    return max(hardware, key=lambda hw: (hw.entries_count, hw.slug != "cpu", -hardware.index(hw)))
+
+
+def score_history(problem: Problem, hardware: Hardware) -> list[charts.Record]:
+    """Every time the board's best valid score went up, oldest first. The window keeps only the
+    evaluations that equal the best so far, so the rows read stay few however many were scored."""
+    valid = Evaluation.objects.filter(submission__problem=problem, hardware=hardware,
+                                      state=Evaluation.SCORED, reward_hack=False, score__gt=0,
+                                      finished_at__isnull=False)
+    leading = (valid.annotate(best=Window(Max("score"), order_by=[F("finished_at").asc(), F("pk").asc()]))
+               .filter(score__gte=F("best")).order_by("finished_at", "pk")
+               .values_list("finished_at", "score", "submission__owner__username"))
+    return charts.records(list(leading))
+
+
+@dataclass(frozen=True)
+class WorkloadBounds:
+    workload: Workload
+    bounds: list[float | None]  # ms, one per hardware column
+
+
+def workload_bounds(problem: Problem, hardware: list[Hardware]) -> list[WorkloadBounds]:
+    """The visible workloads with their SOL bound on each hardware (None where the hardware table
+    has no entry for a slug)."""
+    return [WorkloadBounds(workload, [bounds.get(hw.slug) for hw in hardware])
+            for workload, bounds in visible_sol_bounds(problem, hardware)]
+
+
+# Participants and agents
+
+
+def entries_of(user: AbstractBaseUser) -> list[LeaderboardEntry]:
+    """The user's entry on each board with its `rank` (None without a valid score) and `ranked`
+    (how many on that board have a valid score); current problems first."""
+    board = {"problem": OuterRef("problem"), "hardware": OuterRef("hardware")}
+    ranked = LeaderboardEntry.objects.filter(**board, score__isnull=False)
+    mine = {"score": OuterRef("score"), "submitted_at": OuterRef("submitted_at")}
+    ahead = ranked.filter(Q(score__gt=OuterRef("score"))
+                          | Q(score=OuterRef("score"), submitted_at__lt=OuterRef("submitted_at"))
+                          | Q(**mine, user_id__lt=OuterRef("user_id")))
+    return list(LeaderboardEntry.objects.filter(user=user)
+                .select_related("problem__category", "hardware", "evaluation")
+                .annotate(ahead=_count(ahead, "problem"), ranked=_count(ranked, "problem"))
+                .order_by("-problem__is_current", "problem__name", "-problem__version", "hardware__slug"))
+
+
+def submissions_of(user: AbstractBaseUser) -> QuerySet[Submission]:
+    """The user's submissions, newest first, with their evaluations (prefetched by hardware)."""
+    evaluations = Evaluation.objects.select_related("hardware").order_by("hardware__slug")
+    return (Submission.objects.filter(owner=user).select_related("problem", "agent_submission")
+            .prefetch_related(Prefetch("evaluations", queryset=evaluations)).order_by("-created", "-pk"))
+
+
+def agents_of(user: AbstractBaseUser) -> list[dict[str, Any]]:
+    """The names the user's agents were uploaded under, with upload counts and the last upload."""
+    return list(AgentSubmission.objects.filter(owner=user).values("name")
+                .annotate(uploads=Count("pk"), last=Max("created")).order_by("-last", "name"))
+
+
+@dataclass
+class Upload:
+    agent: AgentSubmission
+    status: str
+    suites: list[suites.Suite]
+
+
+@dataclass(frozen=True)
+class BestSuite:
+    hardware: str
+    score: float
+    version: str
+    model: str
+    agent_submission: int
+    uploaded: datetime
+
+
+def agent_uploads(owner: AbstractBaseUser, name: str) -> list[Upload]:
+    """Every upload of one agent (owner and name), newest first, with its suites per hardware."""
+    agents = suites.with_evaluations(AgentSubmission.objects.filter(owner=owner, name=name)
+                                     .order_by("-created", "-pk"))
+    return [Upload(agent, suites.agent_status(agent), suites.suites(agent)) for agent in agents]
+
+
+def best_suites(uploads: list[Upload]) -> list[BestSuite]:
+    """The best finished suite on each hardware, as the agent board counts it (ties to the earlier)."""
+    best: dict[str, BestSuite] = {}
+    for upload in sorted(uploads, key=lambda u: (u.agent.created, u.agent.pk)):
+        for suite in upload.suites:
+            if suite.status != suites.DONE:
+                continue
+            held = best.get(suite.hardware)
+            if held is None or suite.score > held.score:
+                best[suite.hardware] = BestSuite(suite.hardware, suite.score, upload.agent.version,
+                                                 upload.agent.model, upload.agent.pk, upload.agent.created)
+    return [best[slug] for slug in sorted(best)]
+
+
+# Hardware
+
+
+@dataclass(frozen=True)
+class Peak:
+    name: str  # a compute class or "memory_bandwidth"
+    unit: str
+    datasheet: float
+    calibrated: float | None
+
+    @property
+    def ratio(self) -> float | None:
+        return self.calibrated / self.datasheet if self.calibrated and self.datasheet else None
+
+
+def peaks(hardware: Hardware) -> list[Peak]:
+    """Datasheet and calibrated figures side by side: bandwidth in TB/s, compute in TFLOP/s (TOP/s
+    for int8)."""
+    calibrated = hardware.calibrated or {}
+    tera = 1e12
+    rows = [Peak(BANDWIDTH_KEY, "TB/s", hardware.memory_bandwidth / tera,
+                 calibrated[BANDWIDTH_KEY] / tera if BANDWIDTH_KEY in calibrated else None)]
+    for name in COMPUTE_CLASSES:
+        datasheet = (hardware.peak_flops or {}).get(name)
+        if datasheet is None:
+            continue
+        rows.append(Peak(name, "TOP/s" if name == "int8" else "TFLOP/s", datasheet / tera,
+                         calibrated[name] / tera if name in calibrated else None))
+    return rows
+
+
+def spec_of(hardware: Hardware) -> HardwareSpec | None:
+    return HARDWARE.get(hardware.slug)
+
+
+def evaluation_counts(hardware: Hardware) -> dict[str, int]:
+    """How many evaluations on the hardware are in each state (every state listed)."""
+    counts = dict(Evaluation.objects.filter(hardware=hardware).order_by().values_list("state")
+                  .annotate(n=Count("pk")))
+    return {state: counts.get(state, 0) for state, _ in Evaluation.STATES}
+
+
+def problems_on(hardware: Hardware) -> QuerySet[Problem]:
+    """Current problems with at least one entry on the hardware, with the best score and entry count."""
+    entries = LeaderboardEntry.objects.filter(problem=OuterRef("pk"), hardware=hardware)
+    best = entries.filter(score__isnull=False).order_by("-score").values("score")[:1]
+    return (Problem.objects.filter(is_current=True).annotate(entries_count=_count(entries, "problem"),
+                                                             best=Subquery(best))
+            .filter(entries_count__gt=0).select_related("category").order_by("name"))

@@ -1,0 +1,43 @@
+"""`{% load page_format %}`: number and axis formats the public pages share."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from django import template
+
+register = template.Library()
+DASH = "–"
+
+
+@register.filter
+def sig(value: Any, digits: int = 3) -> str:
+    """A number to `digits` significant digits (1.23e-05 style when tiny), a dash for none."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        return DASH
+    return f"{value:.{int(digits)}g}"
+
+
+@register.filter
+def fixed(value: Any, places: int = 3) -> str:
+    """A number with `places` decimals, a dash for none."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        return DASH
+    return f"{value:.{int(places)}f}"
+
+
+@register.filter
+def axes(values: Any) -> str:
+    """Workload axes as `batch=4, n=128`."""
+    if not isinstance(values, Mapping):
+        return ""
+    return ", ".join(f"{name}={value}" for name, value in values.items())
+
+
+@register.filter
+def percent(value: Any) -> str:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        return DASH
+    return f"{value:.0%}"
