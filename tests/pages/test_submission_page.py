@@ -1,5 +1,6 @@
-"""GET /submissions/<id>/ (owner or staff; others 404), GET /submissions/ and the cancel button:
-live refresh while something is queued or running, hidden workloads redacted, everything escaped."""
+"""GET /submissions/<id>/ (owner or staff; others 404), GET /submissions/, the cancel button and the
+owner's publish/unpublish button: live refresh while something is queued or running, hidden workloads
+redacted, everything escaped."""
 
 from __future__ import annotations
 
@@ -184,3 +185,44 @@ def test_my_submissions_newest_first(client: Client, owner: AbstractBaseUser, pr
     assert body.index(page(newer.pk)) < body.index(page(older.pk))
     assert page(theirs.pk) not in body
     assert Submission.objects.count() == 3
+
+
+def test_the_owner_publishes_and_unpublishes_the_source(client: Client, owner: AbstractBaseUser,
+                                                         problem: Problem, cpu: Hardware) -> None:
+    submission = factories.make_evaluation(owner=owner, problem=problem, hardware=cpu).submission
+    signed_in(client, owner)
+    body = client.get(page(submission.pk)).content.decode()
+    assert "Publish the source" in body and "private: only its owner and the admins may read it" in body
+    assert f'action="{page(submission.pk)}publish/"' in body
+    response = client.post(f"{page(submission.pk)}publish/", follow=True)
+    assert response.redirect_chain == [(page(submission.pk), 302)]
+    body = response.content.decode()
+    assert "The source is public now" in body and "Unpublish the source" in body
+    assert "published: anyone may read it" in body
+    submission.refresh_from_db()
+    assert submission.published
+    body = client.post(f"{page(submission.pk)}unpublish/", follow=True).content.decode()
+    assert "The source is private again" in body and "Publish the source" in body
+    submission.refresh_from_db()
+    assert not submission.published
+
+
+def test_only_the_owner_publishes(client: Client, owner: AbstractBaseUser, problem: Problem,
+                                  cpu: Hardware) -> None:
+    submission = factories.make_evaluation(owner=owner, problem=problem, hardware=cpu).submission
+    publish = f"{page(submission.pk)}publish/"
+    assert client.post(publish).status_code == 302  # to the login page
+    staff = factories.make_user()
+    staff.is_staff = True
+    staff.save()
+    signed_in(client, staff)
+    assert "Publish the source" not in client.get(page(submission.pk)).content.decode()
+    assert client.post(publish).status_code == 404
+    signed_in(client, factories.make_user())
+    assert client.post(publish).status_code == 404
+    signed_in(client, owner)
+    assert client.get(publish).status_code == 405
+    strict = signed_in(Client(enforce_csrf_checks=True), owner)
+    assert strict.post(publish).status_code == 403
+    submission.refresh_from_db()
+    assert not submission.published

@@ -1,5 +1,6 @@
 """GET/POST /submit/: the browser's submission form. Bad input is refused beside its field (or as a
-form error for size and quota) and stores nothing; a good one queues evaluations and redirects."""
+form error for size and quota) and stores nothing; a good one queues evaluations and redirects; the
+optional agent fields, all or none, store it under a one-problem agent submission."""
 
 from __future__ import annotations
 
@@ -11,11 +12,12 @@ import pytest
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client, override_settings
+from django.utils.html import escape
 
 from evaluator import services as evaluations
 from evaluator.models import Evaluation
 from leaderboard.models import Hardware, Problem
-from submissions.models import Submission
+from submissions.models import AgentSubmission, Submission
 from tests.platform import factories
 
 pytestmark = pytest.mark.django_db
@@ -185,3 +187,62 @@ def test_redisplayed_code_is_escaped(browser: Client, problem: Problem, cpu: Har
     assert response.status_code == 400
     page = response.content.decode()
     assert "<script>alert(1)</script>" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+
+
+AGENT = {"agent_name": "kernel-agent", "agent_version": "1.2.0", "agent_model": "some-llm"}
+
+
+def test_agent_fields_store_a_one_problem_agent_submission(browser: Client, user: AbstractBaseUser,
+                                                           problem: Problem, cpu: Hardware) -> None:
+    page = browser.get(SUBMIT).content.decode()
+    assert 'name="agent_name"' in page and 'name="agent_version"' in page and 'name="agent_model"' in page
+    response = post(browser, **AGENT)
+    submission = Submission.objects.get()
+    assert response.status_code == 302 and response["Location"] == f"/submissions/{submission.pk}/"
+    agent = AgentSubmission.objects.get()
+    assert (agent.owner, agent.name, agent.version, agent.model) == (
+        user, "kernel-agent", "1.2.0", "some-llm")
+    assert submission.agent_submission == agent and list(agent.submissions.all()) == [submission]
+    # Once scored, the agent board of the hardware counts it (a suite of its one problem).
+    evaluation = submission.evaluations.get()
+    assert evaluations.claim(evaluation.pk, "w") is not None
+    assert evaluations.ingest(evaluation.pk, "w", factories.fake_report(evaluation, 0.5))
+    entries = browser.get("/api/v1/leaderboards/agents/", {"hardware": "cpu"}).json()["entries"]
+    assert [(e["agent"], e["version"], e["model"], e["agent_submission"], e["score"]) for e in entries] == [
+        ("kernel-agent", "1.2.0", "some-llm", agent.pk, 0.5)]
+
+
+def test_without_agent_fields_no_agent_submission(browser: Client, problem: Problem, cpu: Hardware) -> None:
+    assert post(browser, agent_name="  ", agent_version="", agent_model="").status_code == 302
+    assert Submission.objects.get().agent_submission is None and not AgentSubmission.objects.exists()
+
+
+@pytest.mark.parametrize("missing", ["agent_name", "agent_version", "agent_model"])
+def test_agent_fields_come_all_or_none(browser: Client, problem: Problem, cpu: Hardware,
+                                       missing: str) -> None:
+    response = post(browser, **{**AGENT, missing: ""})
+    assert response.status_code == 400
+    message = "give the agent's name, version and model together, or none of them"
+    assert field_errors(response, missing) == [message]
+    assert all(not field_errors(response, name) for name in AGENT if name != missing)
+    body = response.content.decode()
+    beside = body[body.index(f'name="{missing}"'):]
+    assert beside[:beside.index("</p>")].count(f'<span class="error">{escape(message)}</span>') == 1
+    assert not Submission.objects.exists() and not AgentSubmission.objects.exists()
+
+
+def test_an_agent_field_too_long_is_refused_beside_it(browser: Client, problem: Problem,
+                                                      cpu: Hardware) -> None:
+    response = post(browser, **{**AGENT, "agent_name": "a" * 101})
+    assert response.status_code == 400 and field_errors(response, "agent_name")
+    assert not Submission.objects.exists() and not AgentSubmission.objects.exists()
+
+
+@override_settings(SUBMISSIONS_PER_PROBLEM_PER_DAY=1)
+def test_a_refused_agent_solution_stores_no_agent_submission(browser: Client, problem: Problem,
+                                                             cpu: Hardware) -> None:
+    assert post(browser).status_code == 302
+    response = post(browser, **AGENT)
+    assert response.status_code == 400
+    assert "in the last 24 hours" in response.context["form"].non_field_errors()[0]
+    assert Submission.objects.count() == 1 and not AgentSubmission.objects.exists()
