@@ -52,18 +52,17 @@ def test_an_unsafe_request_id_is_replaced() -> None:
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_worker_logs_json_with_task_and_evaluation_ids(tmp_path: Path, monkeypatch) -> None:
+def test_a_worker_logs_json_with_task_and_evaluation_ids(tmp_path: Path) -> None:
     redis.Redis.from_url(BROKER_URL).delete(QUEUE)
     env = base_env(SOLARENA_LOG_FORMAT="json", DATABASE_URL=database_url(), SOLARENA_SANDBOX="none",
                    SOLARENA_TRUSTED_WORKER="1")
     argv = [sys.executable, "-m", "celery", "-A", "solarena.celery", "worker", "-Q", QUEUE, "-P", "solo",
             "-n", "ops-log-test@%h", "--without-gossip", "--without-mingle"]
     log = tmp_path / "worker.log"
-    monkeypatch.setattr(app.conf, "broker_url", BROKER_URL)
-    with open(log, "wb") as out:
+    with open(log, "wb") as out, app.connection_for_write(BROKER_URL) as connection:
         worker = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
         try:
-            app.send_task("evaluator.tasks.evaluate", args=[987654], queue=QUEUE)
+            app.send_task("evaluator.tasks.evaluate", args=[987654], queue=QUEUE, connection=connection)
             deadline = time.monotonic() + 60
             while "not claimed" not in log.read_text() and time.monotonic() < deadline:
                 assert worker.poll() is None, log.read_text()
