@@ -105,7 +105,10 @@ WSGI_APPLICATION = "solarena.wsgi.application"
 VAR_DIR = Path(env_str("SOLARENA_VAR_DIR", str(BASE_DIR / "var")))
 DATABASES = {
     "default": dj_database_url.parse(
-        env_str("DATABASE_URL", f"sqlite:///{VAR_DIR / 'solarena.sqlite3'}"), conn_max_age=60
+        env_str("DATABASE_URL", f"sqlite:///{VAR_DIR / 'solarena.sqlite3'}"), conn_max_age=60,
+        # a kept connection is checked before a request reuses it: one cut by a database restart
+        # is replaced instead of failing the request
+        conn_health_checks=True,
     )
 }
 if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
