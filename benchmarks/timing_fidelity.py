@@ -12,6 +12,9 @@ repetitions) by four methods, all with a cold L2 before every call:
 - do_bench: triton.testing.do_bench, median;
 - events: CUDA events around each call with a device sync per call, median.
 
+The harness and the raw activity method also read the SM clock (NVML) after every call; the
+report gives each repetition's median, which shows when the card was running below its top clock.
+
     python benchmarks/timing_fidelity.py OUT_DIR [--reps 5] [--quick]
 
 Writes OUT_DIR/timing_fidelity.json and OUT_DIR/timing_fidelity.md (targets checked in both).
@@ -35,6 +38,7 @@ import torch
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from evaluator.harness.gpu_clock import sm_clock_mhz  # noqa: E402
 from evaluator.harness.inputs import make_inputs  # noqa: E402
 from evaluator.harness.modules import import_file  # noqa: E402
 from evaluator.harness.problem import load_problem  # noqa: E402
@@ -88,26 +92,30 @@ def flush_buffer(device: torch.device) -> torch.Tensor:
     return torch.empty(2 * l2, dtype=torch.uint8, device=device)
 
 
-def by_harness(k: Kernel, device: torch.device, overrides: dict[str, Any]) -> float:
+def by_harness(k: Kernel, device: torch.device, overrides: dict[str, Any]) -> tuple[float, float | None]:
+    """The harness's median and the median SM clock of its timed calls."""
     pool = [[t.clone() if isinstance(t, torch.Tensor) else t for t in k.inputs] for _ in range(2)]
     timing = time_callable(lambda i: [t.clone() if isinstance(t, torch.Tensor) else t for t in pool[i % 2]],
                            lambda args: k.fn(*args), lambda i, r: None, device,
                            TimingOptions.for_device(device, overrides))
-    return timing.latency_ms
+    return timing.latency_ms, timing.sm_clock_mhz
 
 
-def by_activity(k: Kernel, device: torch.device, flush: torch.Tensor) -> float:
+def by_activity(k: Kernel, device: torch.device, flush: torch.Tensor) -> tuple[float, float | None]:
+    """The raw records' median per-call span and the median SM clock after the calls."""
     from torch.profiler import ProfilerActivity, profile
 
     for _ in range(3):
         k.fn(*k.inputs)
     torch.cuda.synchronize(device)
+    clocks = []
     with profile(activities=[ProfilerActivity.CUDA]) as prof:
         for _ in range(CALLS):
             flush.fill_(FLUSH_VALUE)
             torch.cuda.synchronize(device)
             k.fn(*k.inputs)
             torch.cuda.synchronize(device)
+            clocks.append(sm_clock_mhz(device))
     events = sorted((e for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA),
                     key=lambda e: e.time_range.start)
     calls: list[list[Any]] = []
@@ -118,7 +126,8 @@ def by_activity(k: Kernel, device: torch.device, flush: torch.Tensor) -> float:
             calls[-1].append(e)
     spans = [(max(c.time_range.end for c in call) - min(c.time_range.start for c in call)) / 1e3
              for call in calls if call]
-    return statistics.median(spans)
+    read = [c for c in clocks if c is not None]
+    return statistics.median(spans), statistics.median(read) if read else None
 
 
 def _is_flush(event: Any) -> bool:
@@ -170,12 +179,15 @@ def main() -> int:
             continue
         started = time.perf_counter()
         reps: dict[str, list[float]] = {"harness": [], "activity": [], "do_bench": [], "events": []}
+        clocks: dict[str, list[float | None]] = {"harness": [], "activity": []}
         for _ in range(args.reps):  # interleaved, so drift hits every method alike
-            reps["harness"].append(by_harness(k, device, overrides))
-            reps["activity"].append(by_activity(k, device, flush))
+            for method, measured in (("harness", by_harness(k, device, overrides)),
+                                     ("activity", by_activity(k, device, flush))):
+                reps[method].append(measured[0])
+                clocks[method].append(measured[1])
             reps["do_bench"].append(by_do_bench(k))
             reps["events"].append(by_events(k, device, flush))
-        rows.append(_row(k.name, reps, time.perf_counter() - started))
+        rows.append(_row(k.name, reps, clocks, time.perf_counter() - started))
         print(_line(rows[-1]), flush=True)
         del k
         torch.cuda.empty_cache()
@@ -187,12 +199,15 @@ def main() -> int:
     return 0
 
 
-def _row(name: str, reps: dict[str, list[float]], seconds: float) -> dict[str, Any]:
+def _row(name: str, reps: dict[str, list[float]], clocks: dict[str, list[float | None]],
+         seconds: float) -> dict[str, Any]:
     means = {m: statistics.fmean(v) for m, v in reps.items()}
     activity = means["activity"]
     gap = abs(means["harness"] - activity)
+    mean_clocks = {m: statistics.fmean(c) if c and None not in c else None for m, c in clocks.items()}
     return {
         "kernel": name, "reps": reps, "mean_ms": means, "cv": {m: cv(v) for m, v in reps.items()},
+        "clocks_mhz": clocks, "mean_clock_mhz": mean_clocks,
         "harness_vs_activity": gap / activity if activity else None,
         "within_fidelity": gap <= max(0.02 * activity, 0.3e-3),
         "seconds": seconds,
@@ -235,7 +250,12 @@ def _line(row: dict[str, Any]) -> str:
     return (f"{row['kernel'][:48]:48s} harness {m['harness'] * 1e3:10.2f} us (cv {c['harness']:.2%})  "
             f"activity {m['activity'] * 1e3:10.2f}  do_bench {m['do_bench'] * 1e3:10.2f} "
             f"(cv {c['do_bench']:.2%})  events {m['events'] * 1e3:10.2f}  "
-            f"gap {row['harness_vs_activity']:.2%}")
+            f"gap {row['harness_vs_activity']:.2%}  clocks {row['mean_clock_mhz']}")
+
+
+def _mhz(row: dict[str, Any], method: str) -> str:
+    clock = row["mean_clock_mhz"][method]
+    return f"{clock:.0f}" if clock else "n/a"
 
 
 def _markdown(report: dict[str, Any]) -> str:
@@ -244,15 +264,17 @@ def _markdown(report: dict[str, Any]) -> str:
         f"# Timing fidelity on {env['gpu']} ({report['date']})", "",
         f"Driver {env['driver']}, CUDA {env['cuda']}, torch {env['torch']}, triton {env['triton']}. "
         "Means of five repetitions in microseconds; cv across the repetitions; gap = |harness - "
-        "activity| / activity. Produced by `python benchmarks/timing_fidelity.py`.", "",
-        "| kernel | harness us | cv | activity us | cv | do_bench us | cv | events us | cv | gap |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "activity| / activity; SM MHz: mean of each repetition's median SM clock (NVML) read after "
+        "the calls. Produced by `python benchmarks/timing_fidelity.py`.", "",
+        "| kernel | harness us | cv | activity us | cv | do_bench us | cv | events us | cv | gap | "
+        "SM MHz harness / activity |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in report["rows"]:
         m, c = r["mean_ms"], r["cv"]
         lines.append(f"| {r['kernel']} | " + " | ".join(
             f"{m[k] * 1e3:.2f} | {c[k]:.2%}" for k in ("harness", "activity", "do_bench", "events"))
-            + f" | {r['harness_vs_activity']:.2%} |")
+            + f" | {r['harness_vs_activity']:.2%} | {_mhz(r, 'harness')} / {_mhz(r, 'activity')} |")
     lines += ["", "## Targets", ""]
     for key, value in report["targets"].items():
         lines.append(f"- {key}: {value}")

@@ -20,6 +20,7 @@ import torch
 from . import status
 from .checks import CheckResult, as_output_list, check_outputs
 from .environment import describe
+from .gpu_clock import sm_clock_mhz
 from .inputs import InputError, derive_seed, empty_outputs, make_inputs, scrub, torch_dtype
 from .modules import describe_exception, import_file
 from .problem import Definition, Tolerance, Workload, definition_from_json, workload_from_json
@@ -85,6 +86,7 @@ def pick_device(name: str) -> torch.device:
 @dataclass
 class GatedCall:
     observed_ms: list[float] = field(default_factory=list)  # the reporter's clock of each call
+    sm_clock_mhz: list[float | None] = field(default_factory=list)  # the GPU's, read after each call
     checks: list[CheckResult] = field(default_factory=list)
     reply: dict[str, Any] = field(default_factory=dict)
 
@@ -247,6 +249,7 @@ class WorkloadRun:
                 continue
             assert opened_at is not None
             call.observed_ms.append((time.perf_counter() - opened_at) * 1e3)
+            call.sm_clock_mhz.append(sm_clock_mhz(self.job.device) if timed else None)
             opened_at = None
             try:
                 check = self.verify_slot(position, seeds[position])
@@ -286,12 +289,12 @@ class WorkloadRun:
         except ValueError as exc:
             raise CallFailed(status.REWARD_HACK, f"malformed timing report: {exc}") from None
         samples = []
-        for sample, observed in zip(reported, call.observed_ms, strict=True):
+        for sample, observed, sm_clock in zip(reported, call.observed_ms, call.sm_clock_mhz, strict=True):
             if max(sample.host_ms, sample.gpu_ms or 0.0) > observed + HOST_SLACK_MS:
                 raise CallFailed(status.REWARD_HACK, "a reported time exceeds the time the call took "
                                  "as seen from outside: the timing report was tampered with")
             samples.append(Sample(host_ms=max(observed - self.floor_ms, 0.0), gpu_ms=sample.gpu_ms,
-                                  event_ms=sample.event_ms))
+                                  event_ms=sample.event_ms, sm_clock_mhz=sm_clock))
             self.clocks.append((sample.host_ms, max(observed - self.floor_ms, 0.0)))
         return samples
 

@@ -3,7 +3,8 @@
 On a GPU each timed call is preceded by a reset of persisting L2 lines, an L2 flush and a
 whole-device synchronization, and its time is read from the GPU's own activity records (CUPTI
 through torch.profiler): the span from the first to the last kernel, copy or memset on any stream
-inside the call's window. CUDA events and the host clock are recorded beside it as cross-checks.
+inside the call's window. CUDA events and the host clock are recorded beside it as cross-checks,
+and the SM clock right after the call (gpu_clock.py): at the power limit times follow it.
 On the CPU (Triton interpreter) the same loop runs with the host clock.
 
 `time_batch` runs where the callable lives (the solution's process for the solution, the
@@ -25,6 +26,7 @@ from typing import Any, Protocol
 
 import torch
 
+from .gpu_clock import sm_clock_mhz
 from .l2 import reset_persisting_l2
 
 ANNOTATION = "solarena_timed_call_"
@@ -53,6 +55,7 @@ class Sample:
     host_ms: float
     gpu_ms: float | None = None  # GPU activity span; None when the call launched no GPU work
     event_ms: float | None = None
+    sm_clock_mhz: float | None = None  # read by the timing side itself, never taken from a report
 
     @property
     def primary_ms(self) -> float:
@@ -87,6 +90,7 @@ class Timing:
     samples_ms: list[float] = field(default_factory=list)
     event_ms: float | None = None
     host_ms: float | None = None
+    sm_clock_mhz: float | None = None  # median of the SM clock read after each timed call
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -152,7 +156,7 @@ def _time_cuda(prepare: Prepare, invoke: Invoke, keep: Keep, count: int,
     from torch.profiler import ProfilerActivity, profile, record_function
 
     flush = _l2_flush_buffer(device)
-    host, events = [], []
+    host, events, clocks = [], [], []
     with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
         for j in range(count):
             args = prepare(j)
@@ -168,12 +172,13 @@ def _time_cuda(prepare: Prepare, invoke: Invoke, keep: Keep, count: int,
                 end.record()
                 torch.cuda.synchronize(device)
                 host.append((perf_counter() - t0) * 1e3)
+            clocks.append(sm_clock_mhz(device))
             events.append((start, end))
             keep(j, result)
             gate.close(j)
     spans = _activity_spans(prof, count)
-    return [Sample(host_ms=h, gpu_ms=span, event_ms=start.elapsed_time(end))
-            for span, h, (start, end) in zip(spans, host, events, strict=True)]
+    return [Sample(host_ms=h, gpu_ms=span, event_ms=start.elapsed_time(end), sm_clock_mhz=clock)
+            for span, h, (start, end), clock in zip(spans, host, events, clocks, strict=True)]
 
 
 def measure(run_batch: RunBatch, options: TimingOptions, clock: str) -> Timing:
@@ -187,9 +192,11 @@ def measure(run_batch: RunBatch, options: TimingOptions, clock: str) -> Timing:
         samples += run_batch(options.warmup + len(samples), count, True)
     primary = [s.primary_ms for s in samples]
     events = [s.event_ms for s in samples if s.event_ms is not None]
+    clocks = [s.sm_clock_mhz for s in samples if s.sm_clock_mhz is not None]
     return Timing(statistics.median(primary), clock, len(samples), _rse(primary), primary,
                   event_ms=statistics.median(events) if events else None,
-                  host_ms=statistics.median(s.host_ms for s in samples))
+                  host_ms=statistics.median(s.host_ms for s in samples),
+                  sm_clock_mhz=statistics.median(clocks) if clocks else None)
 
 
 def time_callable(prepare: Prepare, invoke: Invoke, verify: Keep, device: torch.device,
