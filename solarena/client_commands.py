@@ -1,6 +1,6 @@
-"""The `solarena` commands that talk to a server: login, problems, show, submit, status,
-leaderboard and submit-agent (docs/cli.md). solarena/cli.py registers them; HTTP and the stored
-login are in solarena/client.py."""
+"""The `solarena` commands that talk to a server: login, problems, show, submit, status, cancel,
+publish, unpublish, leaderboard and submit-agent (docs/cli.md). solarena/cli.py registers them;
+HTTP and the stored login are in solarena/client.py."""
 
 from __future__ import annotations
 
@@ -34,7 +34,8 @@ from .client import (
 )
 
 EXIT_CODES_HELP = """\
-exit codes of the server commands (login, problems, show, submit, status, leaderboard, submit-agent):
+exit codes of the server commands (login, problems, show, submit, status, cancel, publish, unpublish,
+leaderboard, submit-agent):
   0  success
   2  bad arguments or files, or the server refused the request (its message is shown)
   3  not logged in, or the server answered 401/403 (log in with `solarena login`)
@@ -81,6 +82,15 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     status = add("status", cmd_status, "a submission's evaluations and per-workload results")
     status.add_argument("id", type=int, help="the submission's id")
     status.add_argument("--agent", action="store_true", help="ID is an agent submission's")
+
+    cancel = add("cancel", cmd_cancel, "cancel a submission's evaluations that no worker has started yet")
+    cancel.add_argument("id", type=int, help="the submission's id")
+
+    publish = add("publish", cmd_publish, "make a submission's source public (anyone may read it)")
+    publish.add_argument("id", type=int, help="the submission's id")
+
+    unpublish = add("unpublish", cmd_unpublish, "make a published submission's source private again")
+    unpublish.add_argument("id", type=int, help="the submission's id")
 
     board = add("leaderboard", cmd_leaderboard, "a problem's leaderboard on one hardware")
     board.add_argument("problem", help="the problem's name")
@@ -311,6 +321,50 @@ def cmd_status(args: argparse.Namespace) -> int:
     if args.agent:
         return _show_agent(document, args)
     return _show_submission(document, args)
+
+
+def _own_submission(client: Client, submission_id: int, action: str) -> dict[str, Any]:
+    """POST submissions/ID/ACTION/ for the owner; a 404 says the submission is not one of theirs."""
+    try:
+        return client.post(f"submissions/{submission_id}/{action}/")
+    except BadRequest as exc:
+        if exc.status == 404:
+            raise BadRequest(f"no submission {submission_id} of yours on {client.server}",
+                             status=404) from None
+        raise
+
+
+def cmd_cancel(args: argparse.Namespace) -> int:
+    with _client(args) as client:
+        client.require_login()
+        document = _own_submission(client, args.id, "cancel")
+    if not args.json:
+        _err().print(f"submission {args.id}: the evaluations no worker had started are cancelled")
+    return _show_submission(document, args)
+
+
+def cmd_publish(args: argparse.Namespace) -> int:
+    return _set_published(args, "publish")
+
+
+def cmd_unpublish(args: argparse.Namespace) -> int:
+    return _set_published(args, "unpublish")
+
+
+def _set_published(args: argparse.Namespace, action: str) -> int:
+    with _client(args) as client:
+        client.require_login()
+        document = _own_submission(client, args.id, action)
+        source_url = f"{client.server}/api/v1/submissions/{args.id}/source/"
+    if args.json:
+        _print_json(document)
+    elif document.get("published"):
+        _out().print(f"submission {args.id} is published: anyone may read its source at {source_url}",
+                     highlight=False)
+    else:
+        _out().print(f"submission {args.id} is private again: only you and the admins may read its source",
+                     highlight=False)
+    return EXIT_OK
 
 
 def _evaluation_states(document: Mapping[str, Any]) -> dict[str, str]:

@@ -1,5 +1,5 @@
-"""The `solarena` server commands against a live test server: real HTTP through httpx to a server
-thread, the commands called in-process through solarena.cli.main."""
+"""The `solarena` server commands against a live test server (tests/cli/conftest.py): real HTTP
+through httpx to a server thread, the commands called in-process through solarena.cli.main."""
 
 from __future__ import annotations
 
@@ -9,89 +9,22 @@ import stat
 import threading
 import time
 import zipfile
-from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from django.core.cache import cache
 from django.db import connection
 
-from accounts.services import create_token
 from evaluator import services as evaluator_services
 from evaluator.models import Evaluation
-from leaderboard.models import Hardware, Problem
 from solarena import client
 from solarena.cli import main
 from submissions.models import AgentSubmission, Submission
+from tests.cli.support import Server, write_solution
 from tests.platform import factories
 
 pytestmark = pytest.mark.timeout(60)
-
-
-@dataclass
-class Server:
-    url: str
-    token: str
-    user: Any
-    problem: Problem
-    cpu: Hardware
-
-
-@dataclass
-class Result:
-    code: int
-    out: str
-    err: str
-
-    def json(self) -> Any:
-        return json.loads(self.out)
-
-
-@pytest.fixture
-def config_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    directory = tmp_path / "config"
-    monkeypatch.setenv("SOLARENA_CONFIG_DIR", str(directory))
-    for name in ("SOLARENA_SERVER", "SOLARENA_TOKEN"):
-        monkeypatch.delenv(name, raising=False)
-    return directory
-
-
-@pytest.fixture
-def server(live_server: Any, transactional_db: Any, config_dir: Path,
-           monkeypatch: pytest.MonkeyPatch) -> Iterator[Server]:
-    monkeypatch.setattr(evaluator_services, "send", lambda *args, **kwargs: None)  # no broker
-    cache.clear()  # throttle counters
-    user = factories.make_user("ada")
-    _, secret = create_token(user, "cli tests")
-    yield Server(live_server.url, secret, user, factories.make_problem(), factories.make_hardware("cpu"))
-    cache.clear()
-
-
-@pytest.fixture
-def logged_in(server: Server, monkeypatch: pytest.MonkeyPatch) -> Server:
-    monkeypatch.setenv("SOLARENA_SERVER", server.url)
-    monkeypatch.setenv("SOLARENA_TOKEN", server.token)
-    return server
-
-
-@pytest.fixture
-def cli(capsys: pytest.CaptureFixture[str]) -> Any:
-    def run(*args: str) -> Result:
-        capsys.readouterr()
-        code = main(list(args))
-        captured = capsys.readouterr()
-        return Result(code, captured.out, captured.err)
-
-    return run
-
-
-def write_solution(tmp_path: Path, name: str = "solution.py") -> Path:
-    path = tmp_path / name
-    path.write_text(factories.CORRECT)
-    return path
 
 
 # ---------------------------------------------------------------- login
