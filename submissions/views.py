@@ -14,14 +14,13 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from api.serializers import WorkloadResultSerializer
 from evaluator.models import Evaluation, WorkloadResult
+from leaderboard.markdown import render_markdown
 
-from . import services
+from . import detail_page, services
 from .forms import SubmissionForm
 from .models import Submission
-
-LIVE = (Evaluation.QUEUED, Evaluation.RUNNING)
+from .visibility import can_view_source
 
 
 @login_required
@@ -55,20 +54,30 @@ def submission_list(request: HttpRequest) -> HttpResponse:
     return render(request, "submissions/list.html", {"submissions": submissions})
 
 
-@login_required
 def submission_detail(request: HttpRequest, submission_id: int) -> HttpResponse:
-    submission = get_object_or_404(_visible_to(request), pk=submission_id)
-    evaluations = list(submission.evaluations.all())
-    for evaluation in evaluations:
-        evaluation.rows = [_row(data) for data in
-                           WorkloadResultSerializer(evaluation.results.all(), many=True).data]
+    """Anyone may read a submission's page; the source and the messages that may quote it only
+    where can_view_source allows, hidden workloads by verdict and score only."""
+    return _detail(request, submission_id, "submissions/detail.html")
+
+
+def submission_live(request: HttpRequest, submission_id: int) -> HttpResponse:
+    """The evaluations part of the page, which the page polls (htmx) while one is queued or running."""
+    return _detail(request, submission_id, "submissions/_evaluations.html")
+
+
+def _detail(request: HttpRequest, submission_id: int, template: str) -> HttpResponse:
+    submission = get_object_or_404(_with_results(), pk=submission_id)
+    details_visible = can_view_source(request.user, submission)
+    evaluations = [detail_page.prepare(e, details_visible) for e in submission.evaluations.all()]
     context: dict[str, Any] = {
-        "submission": submission, "evaluations": evaluations,
-        "live": any(e.state in LIVE for e in evaluations),
+        "submission": submission, "evaluations": evaluations, "details_visible": details_visible,
+        "live": detail_page.any_live(evaluations),
         "cancellable": submission.owner_id == request.user.pk
         and any(e.state == Evaluation.QUEUED for e in evaluations),
     }
-    return render(request, "submissions/detail.html", context)
+    if template == "submissions/detail.html":
+        context["description"] = render_markdown(submission.problem.description)
+    return render(request, template, context)
 
 
 @login_required
@@ -105,21 +114,10 @@ def _set_published(request: HttpRequest, submission_id: int, published: bool) ->
     return redirect("submission", submission_id=submission.pk)
 
 
-def _visible_to(request: HttpRequest) -> QuerySet[Submission]:
-    """The user's own submissions (staff: everyone's), with everything the page shows prefetched."""
-    submissions = Submission.objects.select_related("problem", "owner")
-    if not request.user.is_staff:
-        submissions = submissions.filter(owner=request.user)
+def _with_results() -> QuerySet[Submission]:
+    """Submissions with everything their page shows prefetched."""
     evaluations = Evaluation.objects.select_related("hardware").order_by("hardware__slug")
     results = WorkloadResult.objects.select_related("workload").order_by("workload__position")
-    return submissions.prefetch_related(Prefetch("evaluations", queryset=evaluations),
-                                        Prefetch("evaluations__results", queryset=results))
-
-
-def _row(data: dict[str, Any]) -> dict[str, Any]:
-    """A serialized result row plus its fraction of SOL (bound / latency), visible rows only."""
-    row = {**data, "sol_fraction": None}
-    latency, sol = row.get("latency_ms"), row.get("sol_ms")
-    if latency and sol is not None:
-        row["sol_fraction"] = sol / latency
-    return row
+    return (Submission.objects.select_related("problem", "owner", "agent_submission")
+            .prefetch_related(Prefetch("evaluations", queryset=evaluations),
+                              Prefetch("evaluations__results", queryset=results)))
