@@ -1,0 +1,41 @@
+# The service image: the Django web app under gunicorn, and the same code for the sweeper and the
+# evaluation workers (docker-compose.yml). It holds no torch: workers run the measuring harness in
+# the evaluator image (docker/evaluator.Dockerfile) through the docker sandbox.
+#
+# Build from the repository root:
+#   docker build -f docker/web.Dockerfile -t solarena-web:latest .
+# Run: production settings are the default here (DEBUG=0), so SECRET_KEY, SOLARENA_HIDDEN_SECRET,
+# ALLOWED_HOSTS, DATABASE_URL and CELERY_BROKER_URL must be given (docs/deploy.md).
+ARG PYTHON_IMAGE=python:3.12-slim-bookworm
+FROM ${PYTHON_IMAGE}
+
+ARG DOCKER_PY_VERSION=7.1.0
+
+ENV PIP_NO_CACHE_DIR=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1
+
+WORKDIR /app
+# Dependencies first, so a change of code alone does not reinstall them.
+COPY pyproject.toml README.md ./
+COPY solarena/__init__.py solarena/__init__.py
+RUN python -m pip install -e . "docker==${DOCKER_PY_VERSION}"
+COPY . .
+RUN python -m pip install --no-deps -e .
+
+# Static files collected into the image and served by the app itself (WhiteNoise, compressed).
+ENV SOLARENA_STATIC_ROOT=/app/staticfiles
+RUN SOLARENA_SERVE_STATIC=1 python manage.py collectstatic --noinput -v0
+
+RUN useradd --uid 10001 --user-group --home-dir /app --no-create-home --shell /usr/sbin/nologin solarena \
+    && mkdir -p /app/var && chown solarena:solarena /app/var
+USER solarena
+
+ENV DEBUG=0 \
+    SOLARENA_LOG_FORMAT=json \
+    SOLARENA_VAR_DIR=/app/var
+EXPOSE 8000
+# gunicorn takes its number of processes from WEB_CONCURRENCY and extra flags from
+# GUNICORN_CMD_ARGS. Each request is logged by the app as a JSON line, so no access log here.
+CMD ["gunicorn", "solarena.wsgi:application", "--bind", "0.0.0.0:8000", "--graceful-timeout", "30"]
