@@ -22,7 +22,7 @@ def h200(db: object) -> Hardware:
 def test_mean_over_current_problems_with_missing_ones_counting_zero(cpu: Hardware, h200: Hardware) -> None:
     gemm, norm = factories.make_named_problem("gemm"), factories.make_named_problem("norm")
     quant = factories.make_named_problem("quant", category="quant")  # another category
-    ada, grace, linus, cheat = (factories.make_user(n) for n in ("ada", "grace", "linus", "cheat"))
+    ada, grace, linus, cheat = (factories.make_participant(n) for n in ("ada", "grace", "linus", "cheat"))
     factories.make_scored(ada, gemm, cpu, 0.8, visible_score=0.9, hidden_score=0.7, geomean_speedup=4.0)
     factories.make_scored(ada, norm, cpu, 0.4, visible_score=0.5, hidden_score=0.3, geomean_speedup=1.0)
     factories.make_scored(grace, gemm, cpu, 1.0)  # norm missing: counts 0
@@ -46,7 +46,7 @@ def test_mean_over_current_problems_with_missing_ones_counting_zero(cpu: Hardwar
 
 def test_equal_scores_go_to_the_participant_whose_result_came_in_earlier(cpu: Hardware) -> None:
     gemm, norm = factories.make_named_problem("gemm"), factories.make_named_problem("norm")
-    late, early = factories.make_user("late"), factories.make_user("early")
+    late, early = factories.make_participant("late"), factories.make_participant("early")
     factories.make_scored(early, gemm, cpu, 0.5)
     factories.make_scored(late, norm, cpu, 0.5)
     factories.make_scored(early, norm, cpu, 0.25)  # improves early's mean after late's result came in
@@ -58,7 +58,7 @@ def test_equal_scores_go_to_the_participant_whose_result_came_in_earlier(cpu: Ha
 def test_task_type_limits_the_problems(cpu: Hardware) -> None:
     plain = factories.make_named_problem("plain")
     tuned = factories.make_named_problem("tuned", task_type="optimize_triton")
-    ada = factories.make_user("ada")
+    ada = factories.make_participant("ada")
     factories.make_scored(ada, plain, cpu, 0.2)
     factories.make_scored(ada, tuned, cpu, 0.6)
     body = client_for(None).get(URL.format("l1", "cpu"), {"task_type": "optimize_triton"}).json()
@@ -70,7 +70,7 @@ def test_task_type_limits_the_problems(cpu: Hardware) -> None:
 
 def test_only_current_versions_count(cpu: Hardware) -> None:
     old = factories.make_named_problem("gemm")
-    factories.make_scored(factories.make_user("ada"), old, cpu, 0.9)
+    factories.make_scored(factories.make_participant("ada"), old, cpu, 0.9)
     old.is_current = False
     old.save(update_fields=["is_current"])
     new = factories.make_problem()  # in category l1 too

@@ -75,7 +75,7 @@ scored = factories.make_scored
 @pytest.fixture
 def ranked(problem: Problem, cpu: Hardware) -> Users:
     """ada 0.5, bob 0.9, cyd 0.5 later, dan all failed, eve a reward hack, fay 0.5 with ada's time."""
-    users = {name: factories.make_user(name) for name in ("ada", "bob", "cyd", "dan", "eve", "fay")}
+    users = {name: factories.make_participant(name) for name in ("ada", "bob", "cyd", "dan", "eve", "fay")}
     scored(users["ada"], problem, cpu, 0.5, visible_score=0.6, hidden_score=0.4, generalization_gap=0.2,
            geomean_speedup=3.0)
     scored(users["bob"], problem, cpu, 0.9, visible_score=0.9, hidden_score=0.9, geomean_speedup=1.5)
@@ -102,7 +102,7 @@ def test_stable_order_ties_to_the_earlier_submission_then_user_id_unscored_last(
 def test_a_reward_hack_found_later_takes_its_owner_off_the_ranks(
         client: Client, problem: Problem, cpu: Hardware, ranked: Users) -> None:
     best = LeaderboardEntry.objects.get(user=ranked["bob"]).evaluation
-    evaluations.mark_reward_hack(best, factories.make_user("reviewer"), "replays answers")
+    evaluations.mark_reward_hack(best, factories.make_participant("reviewer"), "replays answers")
     rows = table(client, BOARD)  # unscored rows in the order of their first submission
     assert [(r[0], r[1]) for r in rows] == [
         ("1", "ada"), ("2", "fay"), ("3", "cyd"), ("–", "bob"), ("–", "dan"), ("–", "eve")]
@@ -165,7 +165,7 @@ def test_json_download_names_the_board_and_its_columns(client: Client, ranked: U
 def test_hardware_tabs_lead_to_the_same_board_elsewhere_keeping_the_sort(
         client: Client, problem: Problem, cpu: Hardware) -> None:
     h200 = factories.make_hardware("h200")
-    scored(factories.make_user("ada"), problem, h200, 0.7)
+    scored(factories.make_participant("ada"), problem, h200, 0.7)
     content = client.get(BOARD, {"sort": "-score"}).content.decode()
     assert 'href="/boards/problems/scale_shift/h200/?sort=-score"' in content
     assert 'href="/boards/problems/scale_shift/cpu/?sort=-score" class="active"' in content
@@ -176,7 +176,7 @@ def test_hardware_tabs_lead_to_the_same_board_elsewhere_keeping_the_sort(
 def test_category_board_means_over_problems_and_filters_by_task_type(client: Client, cpu: Hardware) -> None:
     plain = factories.make_named_problem("plain")
     tuned = factories.make_named_problem("tuned", task_type="optimize_triton")
-    ada, bob, cyd = (factories.make_user(n) for n in ("ada", "bob", "cyd"))
+    ada, bob, cyd = (factories.make_participant(n) for n in ("ada", "bob", "cyd"))
     scored(ada, plain, cpu, 0.4)
     scored(ada, tuned, cpu, 0.4)
     scored(bob, tuned, cpu, 1.0)
@@ -200,7 +200,7 @@ def test_category_board_means_over_problems_and_filters_by_task_type(client: Cli
 
 def test_agent_board_shows_name_version_model_and_owner(client: Client, cpu: Hardware) -> None:
     problem, other = factories.make_named_problem("one"), factories.make_named_problem("other")
-    ada, bob = factories.make_user("ada"), factories.make_user("bob")
+    ada, bob = factories.make_participant("ada"), factories.make_participant("bob")
     factories.make_agent_run(ada, "kernelsmith", {problem: 0.8, other: None}, cpu, "2.1", "m-large")
     factories.make_agent_run(bob, "tritonbot", {problem: 0.6, other: 0.6}, cpu, "0.3", "m-small")
     rows = table(client, "/boards/agents/cpu/")
@@ -216,7 +216,7 @@ PAYLOADS = ["<script>alert(1)</script>", '"><img src=x onerror=alert(2)>']
 
 
 def test_user_content_is_escaped_on_every_board(client: Client, problem: Problem, cpu: Hardware) -> None:
-    user = factories.make_user(PAYLOADS[0])
+    user = factories.make_participant(PAYLOADS[0])
     profile = profile_of(user)
     profile.team = PAYLOADS[1]
     profile.save()

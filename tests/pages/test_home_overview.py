@@ -27,7 +27,7 @@ def test_leaders_counts_and_recent(client: Client, cpu: Hardware) -> None:
     h200 = factories.make_hardware("h200")
     gemm, norm = factories.make_named_problem("gemm"), factories.make_named_problem("norm")
     quant = factories.make_named_problem("quant", category="quant", task_type="optimize_triton")
-    ada, bob = factories.make_user("ada"), factories.make_user("bob")
+    ada, bob = factories.make_participant("ada"), factories.make_participant("bob")
     factories.make_agent_run(ada, "kernelsmith", {gemm: 0.5}, cpu)
     factories.make_agent_run(ada, "kernelsmith", {gemm: 0.6}, cpu, version="2")
     factories.make_scored(ada, gemm, cpu, 0.9)
@@ -35,7 +35,7 @@ def test_leaders_counts_and_recent(client: Client, cpu: Hardware) -> None:
     factories.make_scored(bob, norm, cpu, 0.5)  # bob: (0.5 + 0.5) / 2 beats ada's 0.9 / 2
     factories.make_scored(ada, quant, h200, 0.3)
     factories.make_scored(bob, quant, h200, 0.0, verdict="RUNTIME_ERROR")
-    hack = factories.make_scored(factories.make_user("cheat"), norm, cpu, 1.0, verdict="REWARD_HACK")
+    hack = factories.make_scored(factories.make_participant("cheat"), norm, cpu, 1.0, verdict="REWARD_HACK")
 
     content = client.get("/").content.decode()
     assert cells(content) == {
@@ -53,7 +53,7 @@ def test_leaders_counts_and_recent(client: Client, cpu: Hardware) -> None:
 def test_task_type_filter(client: Client, cpu: Hardware) -> None:
     plain = factories.make_named_problem("plain")
     tuned = factories.make_named_problem("tuned", task_type="optimize_triton")
-    ada, bob = factories.make_user("ada"), factories.make_user("bob")
+    ada, bob = factories.make_participant("ada"), factories.make_participant("bob")
     factories.make_scored(ada, plain, cpu, 0.9)
     factories.make_scored(bob, tuned, cpu, 0.4)
     assert cells(client.get("/").content.decode()) == {"/boards/categories/l1/cpu/": "ada 0.450"}

@@ -137,3 +137,8 @@ def make_agent_run(owner: AbstractBaseUser, name: str, scores: dict[Problem, flo
         Evaluation.objects.create(submission=submission, hardware=hardware, seed=1, state=state, score=score,
                                   finished_at=agent.created)
     return agent
+
+
+def make_participant(name: str | None = None) -> AbstractBaseUser:
+    """A user without a usable password: no password hashing, so tests can make many quickly."""
+    return get_user_model().objects.create_user(name or f"user{next(_names)}")
