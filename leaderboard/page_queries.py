@@ -133,6 +133,7 @@ class Upload:
     agent: AgentSubmission
     status: str
     suites: list[suites.Suite]
+    logs_visible: bool = False
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ from django.shortcuts import render
 from django.utils import timezone
 
 from evaluator.harness.problem import TASK_TYPES
+from submissions.visibility import can_view_source
 
 from . import boards, charts, page_queries
 from .highlight import css, highlight
@@ -90,6 +91,9 @@ def agent(request: HttpRequest, owner: str, name: str) -> HttpResponse:
     uploads = page_queries.agent_uploads(user, name) if user else []
     if not uploads:
         return _not_found(request, f"No agent named {name!r} was uploaded by {owner!r}.")
+    for upload in uploads:
+        # Logs can quote the solutions: shown only to whoever may read every source of the upload.
+        upload.logs_visible = all(can_view_source(request.user, s) for s in upload.agent.submissions.all())
     return render(request, "pages/agent.html", {
         "owner": user, "name": name, "latest": uploads[0].agent, "uploads": uploads,
         "best": page_queries.best_suites(uploads),
