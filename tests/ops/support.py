@@ -7,6 +7,9 @@ import os
 import secrets
 import subprocess
 import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
 
 from django.db import connection
 
@@ -45,3 +48,13 @@ def production_env(**extra: str) -> dict[str, str]:
 def manage(*args: str, env: dict[str, str], timeout: float = 120) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=env, capture_output=True,
                           text=True, timeout=timeout)
+
+
+def wait_for(condition: Callable[[], object], what: str, log: Path, process: subprocess.Popen[bytes],
+             seconds: float = 120) -> None:
+    """Poll until condition() holds, failing with the process's log if it exits or time runs out."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert process.poll() is None, f"the process exited while waiting for {what}:\n{log.read_text()}"
+        assert time.monotonic() < deadline, f"no {what} in {seconds:.0f} s:\n{log.read_text()[-4000:]}"
+        time.sleep(0.2)

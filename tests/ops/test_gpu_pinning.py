@@ -19,7 +19,7 @@ from evaluator.models import Evaluation
 from evaluator.tasks import evaluate
 from solarena.celery import app
 from tests.conftest import ROOT
-from tests.ops.support import BROKER_URL, base_env, database_url, manage
+from tests.ops.support import BROKER_URL, base_env, database_url, manage, wait_for
 from tests.platform import factories
 from tests.platform import test_worker_end_to_end as end_to_end
 
@@ -87,14 +87,6 @@ def test_the_command_names_what_is_wrong() -> None:
     assert unknown.returncode != 0 and "unknown hardware 'h900'" in unknown.stderr
     nothing = manage("start_gpu_workers", "--hardware", "h200", "--dry-run", env=env)
     assert nothing.returncode != 0 and "nvidia-smi is not on the PATH" in nothing.stderr
-
-
-def wait_for(condition, what: str, log: Path, process: subprocess.Popen[bytes]) -> None:
-    deadline = time.monotonic() + DEADLINE_SECONDS
-    while not condition():
-        assert process.poll() is None, f"the supervisor exited while waiting for {what}:\n{log.read_text()}"
-        assert time.monotonic() < deadline, f"no {what} in {DEADLINE_SECONDS} s:\n{log.read_text()[-4000:]}"
-        time.sleep(0.2)
 
 
 @pytest.mark.django_db(transaction=True)

@@ -21,7 +21,7 @@ from leaderboard.hardware import HARDWARE
 
 # A worker that exits sooner than this after its start failed to start (a refused sandbox, a
 # broker URL that does not parse): starting it again would fail the same way.
-START_SECONDS = 20.0
+START_GRACE_SECONDS = 20.0
 RESTART_DELAY_SECONDS = 5.0
 POLL_SECONDS = 0.5
 
@@ -38,6 +38,9 @@ class Command(BaseCommand):
         parser.add_argument("--hostname", default=socket.gethostname(),
                             help="the host part of the worker names (default: this host's name)")
         parser.add_argument("--loglevel", default="INFO")
+        parser.add_argument("--start-grace", type=float, default=START_GRACE_SECONDS, metavar="SECONDS",
+                            help="a worker that exits sooner than this after its start is not started "
+                                 "again: the supervisor stops (default: %(default)s)")
         parser.add_argument("--dry-run", action="store_true", help="print the plan and start nothing")
         parser.add_argument("--json", action="store_true", help="with --dry-run: the plan as JSON")
 
@@ -54,7 +57,7 @@ class Command(BaseCommand):
         if options["dry_run"]:
             self._print_plan(plans, options["json"])
             return
-        code = Supervisor(plans, self.stdout.write).run()
+        code = Supervisor(plans, self.stdout.write, options["start_grace"]).run()
         if code:
             raise CommandError("a worker could not start; its output above says why", returncode=code)
 
@@ -73,8 +76,8 @@ class Supervisor:
     """Runs the planned workers; restarts one that dies; on TERM or INT forwards TERM to every
     worker (Celery's warm shutdown) and waits for them; a second signal sends QUIT (cold)."""
 
-    def __init__(self, plans: list[WorkerPlan], say: Any) -> None:
-        self.plans, self.say = plans, say
+    def __init__(self, plans: list[WorkerPlan], say: Any, start_grace: float = START_GRACE_SECONDS) -> None:
+        self.plans, self.say, self.start_grace = plans, say, start_grace
         self.processes: dict[str, subprocess.Popen[bytes]] = {}
         self.started: dict[str, float] = {}
         self.signals = 0
@@ -111,7 +114,7 @@ class Supervisor:
                         del restart_at[plan.name]
                         self._start(plan)
                     continue
-                if now - self.started[plan.name] < START_SECONDS:
+                if now - self.started[plan.name] < self.start_grace:
                     self.say(f"{plan.name} exited with code {code} at its start; stopping the others")
                     self._send(signal.SIGTERM)
                     self._wait()
