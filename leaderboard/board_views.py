@@ -14,7 +14,7 @@ from typing import Any
 from django.core.serializers.json import DjangoJSONEncoder
 from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import get_object_or_404, render
-from django.urls import reverse
+from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
 
 from . import boards
@@ -34,6 +34,7 @@ class BadRequest(ValueError):
 class Cell:
     text: str
     css: str = ""
+    url: str = ""
 
 
 @dataclass(frozen=True)
@@ -168,8 +169,25 @@ def _cell(row: Any, column: Column) -> Cell:
     if column.kind == "speedup":
         return Cell(f"{value:.2f}×", css)
     if column.kind == "time":
-        return Cell(timezone.localtime(value).strftime("%Y-%m-%d %H:%M"), css)
-    return Cell(str(value), css)
+        return Cell(timezone.localtime(value).strftime("%Y-%m-%d %H:%M"), f"{css} time")
+    return Cell(str(value), css, _profile_url(row, column))
+
+
+def _profile_url(row: Any, column: Column) -> str:
+    if column.key == "user":
+        return page_url("participant", row.user)
+    if column.key == "agent":
+        return page_url("agent", row.user, row.agent)
+    return ""
+
+
+def page_url(name: str, *args: str) -> str:
+    """A participant's or an agent's page (leaderboard/page_urls.py), or "" for a name no URL can
+    carry (a slash in a username made outside the sign-up form)."""
+    try:
+        return reverse(name, args=args)
+    except NoReverseMatch:
+        return ""
 
 
 def _filename(name: str, extension: str) -> str:

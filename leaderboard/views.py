@@ -13,7 +13,7 @@ from django.urls import reverse
 from evaluator.models import Evaluation
 
 from . import boards
-from .board_views import BadRequest, bad_request, task_type_of
+from .board_views import BadRequest, bad_request, page_url, task_type_of
 from .models import Category
 
 RECENT = 10
@@ -41,7 +41,8 @@ def home(request: HttpRequest) -> HttpResponse:
                   .order_by(F("finished_at").desc(nulls_last=True), "-pk")[:RECENT])
     return render(request, "leaderboard/home.html", {
         "overview": overview, "grid": grid, "task_type": task_type, "task_types": boards.TASK_TYPES,
-        "recent": recent, "agent_boards": [(hw, reverse("agent-board", args=[hw.slug]))
+        "recent": [(e, page_url("participant", e.submission.owner.username)) for e in recent],
+        "agent_boards": [(hw, reverse("agent-board", args=[hw.slug]))
                                            for hw in overview.hardware],
         "anything": bool(recent) or Evaluation.objects.exists(),
     })
