@@ -95,10 +95,12 @@ class AgentEntry:
 
 
 def agent_board(hardware: Hardware) -> list[AgentEntry]:
-    """Each (agent name, owner)'s best finished suite on the hardware, best first."""
-    agents = with_evaluations(
-        AgentSubmission.objects.filter(submissions__evaluations__hardware=hardware).distinct()
-        .select_related("owner__profile").order_by("created", "pk"))
+    """Each (agent name, owner)'s best finished suite on the hardware, best first. Three queries:
+    the agent submissions, their solutions, and those solutions' evaluations on this hardware."""
+    here = Evaluation.objects.filter(hardware=hardware).select_related("hardware")
+    agents = (AgentSubmission.objects.filter(submissions__evaluations__hardware=hardware).distinct()
+              .select_related("owner__profile").order_by("created", "pk")
+              .prefetch_related(Prefetch("submissions__evaluations", queryset=here)))
     best: dict[tuple[str, int], AgentEntry] = {}
     for agent in agents:
         suite = next((s for s in suites(agent) if s.hardware == hardware.slug), None)
