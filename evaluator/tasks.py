@@ -9,12 +9,15 @@ import os
 import secrets
 import socket
 import tempfile
+import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from celery import Task
 from celery.signals import worker_init
 from django.conf import settings
+from django.db import InterfaceError, OperationalError, connection
 
 import sandbox
 from evaluator.jobs import SolutionFiles, write_job
@@ -28,6 +31,8 @@ from . import services
 from .models import Evaluation
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
+UNREACHABLE = (OperationalError, InterfaceError)  # the database restarting, or the network to it
 UNSANDBOXED = ("SOLARENA_SANDBOX is none, so submitted code would run unconfined as this worker's "
                "user. Set SOLARENA_SANDBOX=bubblewrap (with bubblewrap installed), or, only on a "
                "machine that runs nothing but code you trust, set SOLARENA_TRUSTED_WORKER=1.")
@@ -61,7 +66,7 @@ def worker_name(task: Task) -> str:
 @app.task(bind=True, acks_late=True, name="evaluator.tasks.evaluate")
 def evaluate(self: Task, evaluation_id: int) -> None:
     worker = worker_name(self)
-    evaluation = services.claim(evaluation_id, worker)
+    evaluation = patiently(evaluation_id, lambda: services.claim(evaluation_id, worker))
     if evaluation is None:
         log.info("evaluation #%s: not claimed (taken, finished or gone)", evaluation_id)
         return
@@ -70,19 +75,40 @@ def evaluate(self: Task, evaluation_id: int) -> None:
     refusal = sandbox_refusal()
     if refusal:
         log.error("evaluation #%s: refused: %s", evaluation_id, refusal)
-        services.fail(evaluation_id, f"the evaluator refused to run it: {refusal}", worker=worker)
+        reason = f"the evaluator refused to run it: {refusal}"
+        patiently(evaluation_id, lambda: services.fail(evaluation_id, reason, worker=worker))
         return
     try:
         report = measure(evaluation, worker)
-        if not services.ingest(evaluation_id, worker, report):
+        if not patiently(evaluation_id, lambda: services.ingest(evaluation_id, worker, report)):
             log.warning("evaluation #%s: the claim was lost before the result came in", evaluation_id)
             return
     except Exception as exc:
         # Our own failure, not the solution's (those are verdicts in the report).
         log.exception("evaluation #%s: platform error", evaluation_id)
-        services.fail(evaluation_id, f"the evaluator failed: {type(exc).__name__}: {exc}", worker=worker)
+        reason = f"the evaluator failed: {type(exc).__name__}: {exc}"
+        patiently(evaluation_id, lambda: services.fail(evaluation_id, reason, worker=worker))
         return
     log.info("evaluation #%s: scored", evaluation_id)
+
+
+def patiently(evaluation_id: int, write: Callable[[], T]) -> T:
+    """write(), tried again on a new connection while the database cannot be reached (a restart),
+    for as long as a lease lasts: after that the reaper may have queued the evaluation again, and
+    the claim checks in every write keep this worker out. Each write is safe to repeat for that
+    reason too: one that did land before its connection broke finds the claim already moved on."""
+    deadline = time.monotonic() + settings.EVALUATION_LEASE_SECONDS
+    pause = 0.5
+    while True:
+        try:
+            return write()
+        except UNREACHABLE as exc:
+            if time.monotonic() + pause > deadline:
+                raise
+            log.warning("evaluation #%s: waiting for the database: %s", evaluation_id, exc)
+            connection.close()
+            time.sleep(pause)
+            pause = min(2 * pause, 5.0)
 
 
 def measure(evaluation: Evaluation, worker: str) -> dict[str, Any]:
@@ -104,7 +130,15 @@ def measure(evaluation: Evaluation, worker: str) -> dict[str, Any]:
             return
         running = event.get("event") == "start"
         progress["statuses"][position] = "running" if running else str(event.get("status", ""))
-        if not services.renew_lease(evaluation.pk, worker, progress) and not running:
+        try:
+            renewed = services.renew_lease(evaluation.pk, worker, progress)
+        except UNREACHABLE as exc:
+            # Not waited for: the harness's watchdog runs this. The next event tries again.
+            log.warning("evaluation #%s: lease not renewed, the database is unreachable: %s",
+                        evaluation.pk, exc)
+            connection.close()
+            return
+        if not renewed and not running:
             log.warning("evaluation #%s: lease lost while running", evaluation.pk)
 
     with tempfile.TemporaryDirectory(prefix=f"solarena-eval-{evaluation.pk}-") as tmp:
