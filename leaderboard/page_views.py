@@ -101,7 +101,11 @@ def agent(request: HttpRequest, owner: str, name: str) -> HttpResponse:
 
 
 def hardware_list(request: HttpRequest) -> HttpResponse:
-    rows = [(hw, page_queries.peaks(hw)) for hw in Hardware.objects.order_by("-active", "slug")]
+    shown = ("memory_bandwidth", "bfloat16", "float32", "float8")
+    rows = []
+    for hw in Hardware.objects.order_by("-active", "slug"):
+        peaks = {peak.name: peak for peak in page_queries.peaks(hw)}
+        rows.append((hw, [peaks[name] for name in shown if name in peaks]))
     return render(request, "pages/hardware_list.html", {"rows": rows})
 
 

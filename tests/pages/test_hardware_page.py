@@ -55,6 +55,6 @@ def test_the_index_lists_every_hardware_and_unknown_is_404(client: Client) -> No
     store_calibration("h200", {"memory_bandwidth": 4.2e12})
     body = client.get("/hardware/").content.decode()
     assert body.index("/hardware/cpu/") < body.index("/hardware/h200/") < body.index("/hardware/h100/")
-    assert "(4.2 measured)" in body and "not accepted" in body
+    assert '<span class="measured">4.2 measured</span>' in body and "not accepted" in body
     response = client.get("/hardware/tpu9/")
     assert response.status_code == 404 and "No hardware &#x27;tpu9&#x27;" in response.content.decode()
