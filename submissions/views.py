@@ -66,7 +66,10 @@ def submission_live(request: HttpRequest, submission_id: int) -> HttpResponse:
 
 
 def _detail(request: HttpRequest, submission_id: int, template: str) -> HttpResponse:
-    submission = get_object_or_404(_with_results(), pk=submission_id)
+    submission = _with_results().filter(pk=submission_id).first()
+    if submission is None:
+        missing = {"title": "Not found", "message": f"No submission #{submission_id}."}
+        return render(request, "pages/error.html", missing, status=404)
     details_visible = can_view_source(request.user, submission)
     evaluations = [detail_page.prepare(e, details_visible) for e in submission.evaluations.all()]
     context: dict[str, Any] = {

@@ -129,5 +129,6 @@ def test_the_live_part_polls_until_every_evaluation_is_done(client: Client, owne
 
 
 def test_unknown_submission_is_404(client: Client) -> None:
-    assert client.get(page(999_999)).status_code == 404
-    assert client.get(page(999_999, live=True)).status_code == 404
+    for url in (page(999_999), page(999_999, live=True)):
+        response = client.get(url)
+        assert response.status_code == 404 and "No submission #999999." in response.content.decode()
