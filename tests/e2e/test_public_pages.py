@@ -60,6 +60,7 @@ def new_page(browser: Any, javascript: bool = True) -> Any:
 def seed() -> dict[str, Any]:
     """A small but lifelike arena: two boards with a history, an agent, a calibrated GPU."""
     softmax = factories.make_problem(ROOT / "problems" / "softmax")
+    factories.make_problem(ROOT / "problems" / "layernorm")  # an optimize_triton task, with a starter
     cpu, h200 = factories.make_hardware("cpu"), factories.make_hardware("h200")
     store_calibration("h200", {"memory_bandwidth": 4.31e12, "bfloat16": 7.02e14, "float32": 5.1e13})
     users = {name: factories.make_user(name) for name in ("ada", "grace", "linus", "barbara")}
@@ -90,7 +91,7 @@ def _every_page_kind(url: str, browser: Any, shots: Path, arena: dict[str, Any])
     page = new_page(browser)
 
     page.goto(f"{url}/problems/")
-    expect(page.locator("#problems tbody tr")).to_have_count(1)
+    expect(page.locator("#problems tbody tr")).to_have_count(2)
     page.click(f"#problems a:has-text('{problem.name}')")
     page.wait_for_url(f"**/problems/{problem.name}/")
     # The busiest board (h200) first; the ranking order, the unscored participant last.
@@ -106,8 +107,13 @@ def _every_page_kind(url: str, browser: Any, shots: Path, arena: dict[str, Any])
     page.wait_for_url("**/?hardware=cpu#board")
     expect(users).to_have_text(["linus"])
 
-    page.goto(f"{url}/problems/")
+    page.goto(f"{url}/problems/?task_type=optimize_triton")
+    expect(page.locator("#problems tbody tr")).to_have_count(1)
     page.screenshot(path=shots / "problems.png", full_page=True)
+    page.click("#problems a:has-text('layernorm')")
+    expect(page.locator("#starter pre.highlight")).to_contain_text("_layernorm_kernel")
+    expect(page.locator("#board")).to_contain_text("Nobody is on the")
+    page.screenshot(path=shots / "problem_optimize.png", full_page=True)
 
     page.goto(f"{url}/u/ada/")
     expect(page.locator("#best")).to_contain_text("1 / 3")
