@@ -1,10 +1,12 @@
 """PostgreSQL restarted under a running worker: the worker waits for it, reconnects and finishes the
-same attempt; an idle worker serves the next evaluation after a restart; and the web tier's first
-request after a restart is answered (its persistent connection is checked before use)."""
+same attempt; an idle worker takes the next message after a restart; the web tier's first request
+after a restart is answered (its kept connection is checked before use); the sweeper's loop skips
+the rounds that meet the outage and goes on."""
 
 from __future__ import annotations
 
 import json
+import time
 import urllib.error
 import urllib.request
 
@@ -13,6 +15,7 @@ from django.db import connection
 from evaluator import services
 from evaluator.models import Evaluation, WorkloadResult
 from leaderboard.models import Hardware, LeaderboardEntry, Problem
+from tests.platform import factories
 from tests.reliability.servers import free_port
 from tests.reliability.stack import Stack, scored_lines, submit
 
@@ -66,3 +69,18 @@ def test_the_first_request_after_a_restart_is_answered(stack: Stack, problem: Pr
     stack.wait_for("the web server", answers, needed=(web,))
     restart(stack)
     assert problems() == [problem.name]
+
+
+def test_the_sweeper_goes_on_after_a_restart(stack: Stack, problem: Problem, cpu: Hardware) -> None:
+    sweeper = stack.sweeper(0.2)
+    stack.wait_for("a first sweep", lambda: "requeued 0, failed 0, resent 0" in sweeper.text(),
+                   needed=(sweeper,))
+    stack.postgres.stop()
+    time.sleep(1)  # a few sweeps meet the outage
+    stack.postgres.start()
+    connection.close()
+    unsent = factories.make_evaluation(problem=problem, hardware=cpu)
+    stack.wait_for("the sweeper to send it", lambda: stack.redis.client().llen("hw.cpu") == 1,
+                   needed=(sweeper,))
+    assert Evaluation.objects.get(pk=unsent.pk).enqueued_at is not None
+    assert "the database is unreachable" in sweeper.text(), "the sweeper never met the outage"

@@ -6,6 +6,7 @@ import time
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
+from django.db import InterfaceError, OperationalError, close_old_connections
 
 from evaluator import services
 
@@ -18,10 +19,19 @@ class Command(BaseCommand):
                             help="repeat every SECONDS until interrupted")
 
     def handle(self, *args: Any, loop: float | None = None, **options: Any) -> None:
+        if loop is None:
+            self.sweep()
+            return
         while True:
-            requeued, failed = services.reap_expired()
-            resent = services.dispatch_stale()
-            self.stdout.write(f"requeued {requeued}, failed {failed}, resent {resent}")
-            if loop is None:
-                return
+            try:
+                self.sweep()
+            except (OperationalError, InterfaceError) as exc:  # a database restart: try next round
+                self.stderr.write(f"sweep skipped, the database is unreachable: {exc}")
+            # As between two requests: a broken connection is dropped, a kept one checked before use.
+            close_old_connections()
             time.sleep(loop)
+
+    def sweep(self) -> None:
+        requeued, failed = services.reap_expired()
+        resent = services.dispatch_stale()
+        self.stdout.write(f"requeued {requeued}, failed {failed}, resent {resent}")
