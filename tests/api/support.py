@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
+from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.response import Response
@@ -13,6 +15,12 @@ from accounts.services import create_token
 from tests.platform import factories
 
 SUBMISSIONS = "/api/v1/submissions/"
+_names = itertools.count(1)
+
+
+def api_user(staff: bool = False) -> AbstractBaseUser:
+    """A user for API calls, which sign in with tokens: no password, so no slow password hashing."""
+    return get_user_model().objects.create_user(f"api-user{next(_names)}", is_staff=staff)
 
 
 def client_for(user: AbstractBaseUser | None = None) -> APIClient:

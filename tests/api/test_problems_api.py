@@ -1,5 +1,6 @@
 """GET /api/v1/problems/ and /api/v1/hardware/: public, paginated, filterable; a problem's detail
-lists its visible workloads with their SOL bound on each hardware, and never a hidden one."""
+lists its visible workloads with their SOL bound on each hardware, and never a hidden one; a bad
+token is refused there too."""
 
 from __future__ import annotations
 
@@ -110,3 +111,16 @@ def test_hardware_list(cpu: Hardware) -> None:
     assert h200["memory_bandwidth"] == HARDWARE["h200"].memory_bandwidth
     assert h200["peak_flops"]["bfloat16"] == HARDWARE["h200"].peak_flops["bfloat16"]
     assert h200["active"] is True
+
+
+def test_one_hardware_and_an_unknown_one(cpu: Hardware) -> None:
+    response = client_for(None).get("/api/v1/hardware/cpu/")
+    assert response.status_code == 200 and response.json()["slug"] == "cpu"
+    assert client_for(None).get("/api/v1/hardware/tpu9/").status_code == 404
+
+
+def test_a_bad_token_is_refused_even_where_no_account_is_needed(problem: Problem, cpu: Hardware) -> None:
+    # A script with a revoked or mistyped token learns it at once, not at its first upload.
+    for path in (PROBLEMS, "/api/v1/hardware/", "/api/v1/leaderboards/scale_shift/cpu/"):
+        response = client_for(None).get(path, HTTP_AUTHORIZATION="Bearer sol_not-a-token")
+        assert response.status_code == 401 and "token" in response.json()["detail"], path

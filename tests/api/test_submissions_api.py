@@ -93,6 +93,8 @@ def test_an_admin_opens_anyones_submission(problem: Problem, cpu: Hardware) -> N
     assert client_for(admin).get(SUBMISSIONS).json()["count"] == 0  # the list is one's own
 
 
+CORRECT_SOURCES = {"solution.py": factories.CORRECT}
+NO_PROBLEM = {"hardware": ["cpu"], "language": "python", "sources": CORRECT_SOURCES, "entry": "solution.py"}
 BAD_INPUTS = [
     ("unknown problem", lambda c: upload(c, problem="no_such_problem"), 400, "problem", "no_such_problem"),
     ("unknown hardware", lambda c: upload(c, hardware=["cpu", "tpu9"]), 400, "hardware", "tpu9"),
@@ -115,6 +117,14 @@ BAD_INPUTS = [
                                                           "language": "python"}, format="json"),
      400, "file", "either"),
     ("no hardware", lambda c: upload(c, hardware=[]), 400, "hardware", ""),
+    ("hardware not a list", lambda c: post_sources(c, hardware="cpu"), 400, "hardware", "list"),
+    ("no problem", lambda c: c.post(SUBMISSIONS, NO_PROBLEM, format="json"), 400, "problem", "required"),
+    ("sources not a mapping", lambda c: post_sources(c, ["solution.py"]), 400, "sources", "dictionary"),
+    ("absolute source path", lambda c: post_sources(c, {"/tmp/x.py": "x = 1\n", **CORRECT_SOURCES}),
+     400, "sources", "relative"),
+    ("malformed JSON", lambda c: c.generic("POST", SUBMISSIONS, '{"problem": "scale_shift",',
+                                           content_type="application/json"),
+     400, "detail", "JSON parse error"),
 ]
 
 

@@ -1,12 +1,19 @@
 """Limits: the daily submission quota per participant and problem (429, platform failures not
-counted), the source size limit (413), and DRF's request throttles (429 with Retry-After)."""
+counted), the source size limit (413), and DRF's request throttles (429 with Retry-After): per IP
+address without an account, per user, and the submissions scope shared by both kinds of upload.
+The limit on evaluations in flight is in test_concurrent_evaluations_limit.py."""
 
 from __future__ import annotations
 
+import io
+import json
+import zipfile
 from datetime import timedelta
+from typing import Any
 from unittest import mock
 
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import override_settings
 from django.utils import timezone
 from rest_framework.throttling import SimpleRateThrottle
@@ -14,7 +21,7 @@ from rest_framework.throttling import SimpleRateThrottle
 from evaluator import services as evaluations
 from evaluator.models import Evaluation
 from leaderboard.models import Hardware, Problem
-from submissions.models import Submission
+from submissions.models import AgentSubmission, Submission
 from tests.api.support import client_for, upload
 from tests.platform import factories
 
@@ -82,3 +89,34 @@ def test_anonymous_reads_are_throttled(cpu: Hardware) -> None:
     api = client_for(None)
     with mock.patch.dict(SimpleRateThrottle.THROTTLE_RATES, {"anon": "3/minute"}):
         assert [api.get("/api/v1/hardware/").status_code for _ in range(4)] == [200, 200, 200, 429]
+
+
+def test_agent_submissions_share_the_submissions_throttle(problem: Problem, cpu: Hardware) -> None:
+    api = client_for(factories.make_user())
+    with mock.patch.dict(SimpleRateThrottle.THROTTLE_RATES, {"submissions": "2/minute"}):
+        assert upload(api).status_code == 201
+        archive = io.BytesIO()
+        with zipfile.ZipFile(archive, "w") as bundle:
+            bundle.writestr("manifest.json", json.dumps({"name": "a", "version": "1", "model": "m"}))
+            bundle.writestr("scale_shift.py", factories.CORRECT)
+
+        def send_bundle() -> Any:
+            return api.post("/api/v1/agent-submissions/", {
+                "file": SimpleUploadedFile("agent.zip", archive.getvalue()), "hardware": ["cpu"]},
+                format="multipart")
+
+        assert send_bundle().status_code == 201
+        refused = send_bundle()
+        assert refused.status_code == 429 and int(refused["Retry-After"]) > 0
+        assert upload(api).status_code == 429
+    assert AgentSubmission.objects.count() == 1 and Submission.objects.count() == 2
+
+
+def test_signed_in_requests_are_throttled_per_user(cpu: Hardware) -> None:
+    user = factories.make_user()
+    api = client_for(user)
+    with mock.patch.dict(SimpleRateThrottle.THROTTLE_RATES, {"user": "3/minute"}):
+        assert [api.get("/api/v1/hardware/").status_code for _ in range(4)] == [200, 200, 200, 429]
+        assert api.get("/api/v1/submissions/").status_code == 429  # one budget for every endpoint
+        assert client_for(user).get("/api/v1/hardware/").status_code == 429  # per user, not per token
+        assert client_for(factories.make_user()).get("/api/v1/hardware/").status_code == 200
