@@ -260,12 +260,20 @@ def _read_tar_gz(data: bytes, filename: str, limits: BundleLimits) -> dict[str, 
                        (ratio_cap, f"{filename}: compression ratio above {limits.max_ratio}:1 (a zip bomb?)"))
     try:
         with gzip.GzipFile(fileobj=io.BytesIO(data)) as decompressed:
+            capped = _CappedStream(decompressed, cap, message)
             # Stream mode ("r|"): members in order, no seeking, every byte through the capped stream.
-            with tarfile.open(fileobj=_CappedStream(decompressed, cap, message), mode="r|") as archive:
+            # Names must be UTF-8: decoded leniently they would carry lone surrogates into messages.
+            with tarfile.open(fileobj=capped, mode="r|", encoding="utf-8", errors="strict") as archive:
                 for member in archive:
                     _read_tar_member(archive, member, unpacked)
+            # tarfile stops at the end-of-archive blocks; reading on to the end of the gzip stream is
+            # what checks its CRC and length, so a truncated or corrupted upload is refused.
+            while capped.read(_CHUNK):
+                pass
     except BundleError:
         raise
+    except UnicodeDecodeError as exc:
+        raise BundleError(f"{filename}: a name in the archive is not UTF-8 ({exc})") from None
     except _ARCHIVE_ERRORS as exc:
         raise BundleError(f"{filename}: not a readable tar.gz archive ({exc})") from None
     return unpacked.files
