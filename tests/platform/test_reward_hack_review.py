@@ -56,7 +56,7 @@ def test_ingest_keeps_the_harness_evidence_and_leaves_the_hack_off_the_board(cli
     assert "harness: REWARD_HACK on 1 workload(s)" in hack.hack_reason
     assert hack.hack_marked_by is None and hack.hack_marked_at is None
     assert flagged.message == services.hidden_message(status.REWARD_HACK)
-    assert not LeaderboardEntry.objects.exists()
+    assert entry_of(owner).score is None  # listed without a score
     assert board(problem.pk, hack.hardware_id) == []
 
     client.force_login(owner)
@@ -79,7 +79,7 @@ def test_marking_the_best_falls_back_to_the_next_best_and_clearing_restores_it(
     assert [e.evaluation for e in board(problem.pk, best.hardware_id)] == [rivals, second]
 
     act(admin_client, "mark_reward_hack", second)
-    assert entry_of(owner) is None
+    assert (entry_of(owner).evaluation, entry_of(owner).score, entry_of(owner).submissions) == (None, None, 2)
     assert [e.evaluation for e in board(problem.pk, best.hardware_id)] == [rivals]
 
     act(admin_client, "clear_reward_hack", best, second)
@@ -116,7 +116,7 @@ def test_a_mark_made_before_a_retry_survives_the_ingest(admin_user: AbstractBase
     assert services.ingest(evaluation.pk, "worker-a", factories.fake_report(evaluation, 0.9))
     evaluation.refresh_from_db()
     assert evaluation.reward_hack and "caught on another board" in evaluation.hack_reason
-    assert not LeaderboardEntry.objects.exists()
+    assert entry_of(evaluation.submission.owner).score is None
 
 
 def test_the_admin_filters_reward_hacks_and_shows_the_reason_read_only(admin_client: Client) -> None:

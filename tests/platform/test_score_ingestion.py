@@ -111,7 +111,9 @@ def test_a_reward_hack_is_stored_but_not_ranked() -> None:
     services.ingest(evaluation.pk, "w", factories.fake_report(evaluation, 0.0, verdict="REWARD_HACK"))
     evaluation.refresh_from_db()
     assert evaluation.state == Evaluation.SCORED and evaluation.reward_hack
-    assert not LeaderboardEntry.objects.exists()
+    entry = LeaderboardEntry.objects.get()  # listed, last and without a score
+    assert (entry.evaluation, entry.score, entry.submissions) == (None, None, 1)
+    assert board(evaluation.submission.problem_id, evaluation.hardware_id) == []
 
 
 def test_hidden_rows_keep_status_and_score_but_not_details() -> None:
