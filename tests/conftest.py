@@ -38,6 +38,14 @@ def run(x, bias):
 FAST = {"correctness_rounds": 2, "timing": {"warmup": 1, "min_iterations": 2, "max_iterations": 3}}
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Tests make many users: hash their passwords the cheap way (never outside tests)."""
+    if config.pluginmanager.hasplugin("django"):
+        from django.conf import settings
+
+        settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
 @dataclass
 class Evaluated:
     problem: Problem
