@@ -1,6 +1,6 @@
-"""GET /submissions/<id>/ (owner or staff; others 404), GET /submissions/, the cancel button and the
-owner's publish/unpublish button: live refresh while something is queued or running, hidden workloads
-redacted, everything escaped."""
+"""GET /submissions/<id>/ (anyone; the source for the owner and staff, or once public),
+GET /submissions/, the cancel button and the owner's publish/unpublish button: live refresh while
+something is queued or running, hidden workloads redacted, everything escaped."""
 
 from __future__ import annotations
 
@@ -79,10 +79,15 @@ def test_no_refresh_once_every_evaluation_is_done(
     assert 'http-equiv="refresh"' not in body and "scored" in body and "0.625" in body
 
 
-def test_others_get_404_and_staff_see_it(client: Client, owner: AbstractBaseUser, problem: Problem,
-                                         cpu: Hardware) -> None:
+def test_others_see_the_page_without_the_source_and_staff_with_it(
+        client: Client, owner: AbstractBaseUser, problem: Problem, cpu: Hardware) -> None:
     submission_id = factories.make_evaluation(owner=owner, problem=problem, hardware=cpu).submission_id
-    assert signed_in(client, factories.make_user()).get(page(submission_id)).status_code == 404
+    for reader in (signed_in(client, factories.make_user()), Client()):
+        response = reader.get(page(submission_id))
+        assert response.status_code == 200
+        body = response.content.decode()
+        assert "import torch" not in body and "The source is private" in body
+        assert "Publish the source" not in body and "Cancel queued evaluations" not in body
     assert client.get(page(submission_id + 1000)).status_code == 404
     staff = factories.make_user()
     staff.is_staff = True
@@ -90,9 +95,7 @@ def test_others_get_404_and_staff_see_it(client: Client, owner: AbstractBaseUser
     response = signed_in(client, staff).get(page(submission_id))
     assert response.status_code == 200 and "import torch" in response.content.decode()
     assert "Cancel queued evaluations" not in response.content.decode()  # only the owner cancels
-    client.logout()
-    response = client.get(page(submission_id))
-    assert response.status_code == 302 and response["Location"].startswith("/accounts/login/")
+    assert "Publish the source" not in response.content.decode()  # only the owner publishes
 
 
 def test_hidden_rows_show_status_and_score_only(client: Client, owner: AbstractBaseUser, problem: Problem,
