@@ -18,12 +18,16 @@ from tests.ops.support import BROKER_URL, base_env, database_url, wait_for
 from tests.platform import test_worker_end_to_end as end_to_end
 
 HOST = "ops-restart"
+# No evaluation runs here; a queue of its own keeps these workers off test_gpu_pinning's hw.cpu
+# messages when the two run at once on one broker database.
+HARDWARE = "h100"
 
 
 def start(tmp_path: Path, env: dict[str, str], *extra: str) -> tuple[subprocess.Popen[bytes], Path]:
     env = {k: v for k, v in env.items() if k != "CUDA_VISIBLE_DEVICES"}
     log = tmp_path / "supervisor.log"
-    argv = [sys.executable, "manage.py", "start_gpu_workers", "--hardware", "cpu", "--hostname", HOST, *extra]
+    argv = [sys.executable, "manage.py", "start_gpu_workers", "--hardware", HARDWARE, "--hostname", HOST,
+            *extra]
     with open(log, "wb") as out:
         process = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
     return process, log
