@@ -429,6 +429,8 @@ def _manifest_text(key: str, value: Any) -> str:
         raise BundleError(f"{_MANIFEST}: '{key}' must not be empty")
     if len(value) > longest:
         raise BundleError(f"{_MANIFEST}: '{key}' is longer than {longest} characters")
+    if "\x00" in value:  # a \u0000 escape: no text column can store it
+        raise BundleError(f"{_MANIFEST}: '{key}' must not contain NUL characters")
     return value
 
 
