@@ -121,7 +121,7 @@ class Stack:
     def tails(self) -> str:
         return "\n".join(p.tail() for p in self.processes)
 
-    def wait_for(self, what: str, ready: Callable[[], bool], seconds: float = 60,
+    def wait_for(self, what: str, ready: Callable[[], bool], seconds: float = 120,
                  needed: tuple[Process, ...] = ()) -> None:
         """Poll `ready` until it holds; fail naming `what`, with the processes' logs, when time runs out
         or a process in `needed` dies. A query that meets a database being restarted is tried again."""
@@ -151,7 +151,7 @@ class Stack:
 
         self.wait_for("the first workload's verdict", renewed, needed=needed)
 
-    def settled(self, evaluations: list[Evaluation], seconds: float = 90,
+    def settled(self, evaluations: list[Evaluation], seconds: float = 150,
                 needed: tuple[Process, ...] = ()) -> None:
         """Wait until every evaluation is in a terminal state (they are refreshed)."""
         def done() -> bool:

@@ -35,7 +35,7 @@ def test_no_submission_is_lost_when_the_broker_restarts(
     stack.redis.start()
 
     evaluations = [running, waiting, during]
-    stack.settled(evaluations, seconds=120, needed=(worker, sweeper))
+    stack.settled(evaluations, seconds=240, needed=(worker, sweeper))
     assert [e.state for e in evaluations] == [Evaluation.SCORED] * 3, stack.tails()
     assert [e.attempts for e in evaluations] == [1, 1, 1]
     assert [scored_lines(worker, e) for e in evaluations] == [1, 1, 1]

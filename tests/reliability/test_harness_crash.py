@@ -28,7 +28,7 @@ def test_a_harness_crash_is_a_verdict_and_the_worker_goes_on(
         stack: Stack, problem: Problem, cpu: Hardware) -> None:
     worker = stack.worker("w")
     crashed, good = submit(problem, cpu, KILLS_THE_HARNESS), submit(problem, cpu, factories.CORRECT)
-    stack.settled([crashed, good], seconds=120, needed=(worker,))
+    stack.settled([crashed, good], seconds=240, needed=(worker,))
 
     assert (crashed.state, crashed.error) == (Evaluation.SCORED, ""), stack.tails()
     verdicts = {r.workload.uuid: (r.status, r.message) for r in crashed.results.select_related("workload")}

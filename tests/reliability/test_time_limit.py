@@ -9,8 +9,8 @@ from leaderboard.models import Hardware, Problem
 from tests.platform import factories
 from tests.reliability.stack import Stack, submit
 
-# A good evaluation of the fixture problem takes 10 to 20 s on two busy cores: it must fit.
-EVAL_SECONDS = 30
+# A good evaluation of the fixture problem must fit: 10 s on two idle cores, 30 s on busy ones.
+EVAL_SECONDS = 40
 HANGS = """
 import time
 
@@ -25,7 +25,7 @@ def test_an_evaluation_over_its_time_limit_times_out_and_the_worker_goes_on(
         stack: Stack, problem: Problem, cpu: Hardware) -> None:
     worker = stack.worker("w", SOLARENA_EVAL_SECONDS=EVAL_SECONDS)
     hung, good = submit(problem, cpu, HANGS), submit(problem, cpu, factories.CORRECT)
-    stack.settled([hung, good], seconds=EVAL_SECONDS + 90, needed=(worker,))
+    stack.settled([hung, good], seconds=EVAL_SECONDS + 180, needed=(worker,))
 
     assert (hung.state, hung.error) == (Evaluation.SCORED, ""), stack.tails()
     results = hung.results.select_related("workload")
