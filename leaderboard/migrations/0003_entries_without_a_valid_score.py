@@ -35,7 +35,7 @@ class Migration(migrations.Migration):
         ),
         migrations.AddIndex(
             model_name='leaderboardentry',
-            index=models.Index(models.F('problem'), models.F('hardware'), models.OrderBy(models.F('score'), descending=True, nulls_last=True), models.F('submitted_at'), models.F('user'), name='board_ranking'),
+            index=models.Index(fields=['problem', 'hardware', '-score', 'submitted_at', 'user'], name='board_ranking'),
         ),
         migrations.AddConstraint(
             model_name='leaderboardentry',

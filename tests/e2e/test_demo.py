@@ -42,9 +42,9 @@ def test_demo_serves_scored_example_submissions(tmp_path: Path) -> None:
                 page = urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5).read().decode()
             except OSError:
                 continue
-            if len(re.findall(r'class="state-scored"', page)) >= 2:
+            if len(re.findall(r'class="recent-scored"', page)) >= 2:
                 break
-        assert len(re.findall(r'class="state-scored"', page)) >= 2, page
+        assert len(re.findall(r'class="recent-scored"', page)) >= 2, page
         assert "softmax" in page and "demo" in page
     finally:
         os.killpg(demo.pid, signal.SIGINT)
