@@ -1,8 +1,9 @@
 """Where an agent submission stands: its status, and its suite score on each hardware.
 
-The suite score of an agent submission on one hardware is the mean, over the problems of its
-bundle, of each problem's evaluation score on that hardware; an evaluation that failed, was
-cancelled, is marked a reward hack, is not finished yet, or is missing counts 0. The agent board
+The suite score of an agent submission on one hardware is the mean, over the suite (every current
+problem), of each problem's evaluation score on that hardware; a problem missing from the bundle,
+and an evaluation that failed, was cancelled, is marked a reward hack or is not finished yet,
+counts 0. The agent board
 of a hardware ranks each (agent name, owner) by its best suite score among the agent submissions
 whose evaluations on that hardware are all finished (ties go to the earlier upload).
 """
@@ -13,10 +14,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
-from django.db.models import Prefetch, QuerySet
+from django.db.models import Count, Prefetch, QuerySet, Subquery
 
 from evaluator.models import Evaluation
-from leaderboard.models import Hardware
+from leaderboard.models import Hardware, Problem
 
 from .models import AgentSubmission
 
@@ -49,17 +50,26 @@ def evaluation_score(evaluation: Evaluation) -> float:
     return float(evaluation.score)
 
 
+def with_suite_size(agents: QuerySet[AgentSubmission]) -> QuerySet[AgentSubmission]:
+    """Annotate `suite_size`, the number of current problems, in the same query."""
+    current = (Problem.objects.filter(is_current=True).order_by().values("is_current")
+               .annotate(n=Count("pk")).values("n"))
+    return agents.annotate(suite_size=Subquery(current))
+
+
 def with_evaluations(agents: QuerySet[AgentSubmission]) -> QuerySet[AgentSubmission]:
-    """The agent submissions with their submissions, problems and evaluations in a few queries."""
+    """The agent submissions with the suite's size, their submissions, problems and evaluations in
+    a few queries."""
     evaluations = Evaluation.objects.select_related("hardware").order_by("hardware__slug")
-    return agents.prefetch_related(
+    return with_suite_size(agents).prefetch_related(
         Prefetch("submissions__evaluations", queryset=evaluations), "submissions__problem")
 
 
 def suites(agent: AgentSubmission) -> list[Suite]:
-    """One suite per hardware the agent submission was evaluated on, by slug (needs the prefetch of
-    with_evaluations)."""
+    """One suite per hardware the agent submission was evaluated on, by slug (needs with_suite_size
+    and the prefetch of with_evaluations)."""
     submissions = list(agent.submissions.all())
+    size = max(agent.suite_size or 0, len(submissions))
     by_hardware: dict[str, list[Evaluation]] = {}
     for submission in submissions:
         for evaluation in submission.evaluations.all():
@@ -70,8 +80,7 @@ def suites(agent: AgentSubmission) -> list[Suite]:
         scored = sum(1 for e in evaluations
                      if e.state == Evaluation.SCORED and not e.reward_hack and e.score is not None)
         result.append(Suite(hardware=slug, status=status_of(e.state for e in evaluations),
-                            score=total / len(submissions) if submissions else 0.0,
-                            problems=len(submissions), scored=scored))
+                            score=total / size if size else 0.0, problems=size, scored=scored))
     return result
 
 
@@ -98,7 +107,8 @@ def agent_board(hardware: Hardware) -> list[AgentEntry]:
     """Each (agent name, owner)'s best finished suite on the hardware, best first. Three queries:
     the agent submissions, their solutions, and those solutions' evaluations on this hardware."""
     here = Evaluation.objects.filter(hardware=hardware).select_related("hardware")
-    agents = (AgentSubmission.objects.filter(submissions__evaluations__hardware=hardware).distinct()
+    agents = (with_suite_size(AgentSubmission.objects.filter(submissions__evaluations__hardware=hardware)
+                              .distinct())
               .select_related("owner__profile").order_by("created", "pk")
               .prefetch_related(Prefetch("submissions__evaluations", queryset=here)))
     best: dict[tuple[str, int], AgentEntry] = {}

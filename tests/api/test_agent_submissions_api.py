@@ -257,6 +257,18 @@ def test_status_and_suite_scores_follow_the_evaluations(problems: list[Problem],
     assert report() == ("done", {"cpu": ("done", 0.2, 1), "h200": ("done", 0.1, 1)})
 
 
+def test_a_problem_missing_from_the_bundle_counts_0(problems: list[Problem], cpu: Hardware) -> None:
+    another_problem("scale_shift_extra")  # in the suite, not in the bundle
+    api = client_for(factories.make_user())
+    agent_id = send_bundle(api, zipped(good_files())).json()["id"]
+    set_evaluations(agent_id, "cpu", scale_shift=scored(0.9), scale_shift_v2=scored(0.6),
+                    scale_shift_json=scored(0.3))
+    (suite,) = api.get(f"{AGENTS}{agent_id}/").json()["suites"]
+    assert (suite["problems"], suite["scored"], round(suite["score"], 6)) == (4, 3, 0.45)
+    (entry,) = client_for(None).get(BOARD, {"hardware": "cpu"}).json()["entries"]
+    assert round(entry["score"], 6) == 0.45
+
+
 def upload_scored(user: AbstractBaseUser, scores: list[float], **manifest: Any) -> int:
     agent_id = send_bundle(client_for(user), zipped(good_files(**manifest))).json()["id"]
     names = ["scale_shift", "scale_shift_v2", "scale_shift_json"]
