@@ -1,8 +1,9 @@
 """The `bubblewrap` backend: the harness in new namespaces (no network, its own PIDs, IPC and
 users, no capabilities), a read-only view of the system directories only (no home directories,
 no project tree beyond the harness package, no /var, /srv or /work), a private /tmp, the job
-directory writable except its problem/ part, GPU device nodes passed through where present, and
-an environment holding only what the harness needs.
+directory writable except its problem/ part, the device nodes of the GPUs its CUDA_VISIBLE_DEVICES
+names (every GPU's when it is unset; gpu_devices.py), and an environment holding only what the
+harness needs.
 
 Limits and the wall clock are the subprocess backend's; bwrap is the command's prefix, and the
 sandboxed tree dies with it (--die-with-parent, and the PID namespace's init is its child).
@@ -19,6 +20,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from .base import Limits, init_exit_status
+from .gpu_devices import device_nodes
 from .subprocess_backend import SubprocessBackend
 
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/etc", "/sys")
@@ -67,7 +69,9 @@ class BubblewrapBackend(SubprocessBackend):
             "--new-session",
             "--clearenv",
         ]
-        for device in sorted(glob.glob("/dev/nvidia*")) + sorted(glob.glob("/dev/dri/*")):
+        visible = env.get("CUDA_VISIBLE_DEVICES")
+        render = sorted(glob.glob("/dev/dri/*")) if visible is None else []  # per GPU, not mapped
+        for device in device_nodes(visible) + render:
             prefix += ["--dev-bind", device, device]
         for key, value in env.items():
             prefix += ["--setenv", key, value]
