@@ -121,7 +121,7 @@ def _every_page_kind(url: str, browser: Any, shots: Path, arena: dict[str, Any])
     page.screenshot(path=shots / "participant.png", full_page=True)
     page.click("#agents a")
     page.wait_for_url("**/agents/ada/kernelsmith/")
-    expect(page.locator("#suites .card .value")).to_have_text("0.310")  # 0.62 on softmax, layernorm missing: 0
+    expect(page.locator("#suites .card .value")).to_have_text("0.310")  # softmax 0.62, layernorm 0
     expect(page.locator("#versions tbody tr")).to_have_count(2)
     page.screenshot(path=shots / "agent.png", full_page=True)
 
