@@ -7,6 +7,7 @@ gets a server error. (tests/api/test_agent_submissions_api.py has the hand-picke
 from __future__ import annotations
 
 import gzip
+import os
 import random
 import zipfile
 from collections.abc import Callable, Iterator
@@ -27,7 +28,7 @@ from tests.platform import factories
 pytestmark = pytest.mark.django_db
 AGENTS = "/api/v1/agent-submissions/"
 MiB = 1 << 20
-FLIPS_PER_FORMAT = 40
+FLIPS_PER_FORMAT = int(os.environ.get("SOLARENA_FUZZ_FLIPS", "40"))  # benchmarks/fuzz_api.py: many
 
 
 @pytest.fixture(autouse=True)
