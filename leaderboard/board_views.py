@@ -9,6 +9,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from html import escape  # as the templates escape, without django's lazy-string wrapper per call
 from typing import Any
 
 from django.core.serializers.json import DjangoJSONEncoder
@@ -16,6 +17,7 @@ from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import get_object_or_404, render
 from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
+from django.utils.safestring import SafeString, mark_safe
 
 from . import boards
 from .boards import Column
@@ -35,6 +37,11 @@ class Cell:
     text: str
     css: str = ""
     url: str = ""
+
+    def html(self) -> str:
+        text = escape(self.text)
+        inner = f'<a href="{escape(self.url)}">{text}</a>' if self.url else text
+        return f'<td class="{escape(self.css)}">{inner}</td>' if self.css else f"<td>{inner}</td>"
 
 
 @dataclass(frozen=True)
@@ -124,7 +131,7 @@ def _respond(request: HttpRequest, rows: Sequence[Any], columns: Sequence[Column
     return render(request, template, {
         **context,
         "headers": _headers(query, columns, sort),
-        "rows": [(row.score is None, [_cell(row, c) for c in columns]) for row in rows],
+        "body": _body(rows, columns),
         "tabs": [Tab(hw.slug, url_on(hw.slug) + _query(query), hw.pk == current.pk) for hw in hardware],
         "csv_url": _query(query, format="csv"), "json_url": _query(query, format="json"),
     })
@@ -153,6 +160,16 @@ def _headers(query: QueryDict, columns: Sequence[Column], sort: str) -> list[Hea
         arrow = {column.key: "▲", f"-{column.key}": "▼"}.get(sort or "rank", "")
         headers.append(Header(column, _query(query, sort="" if target == "rank" else target), arrow))
     return headers
+
+
+def _body(rows: Sequence[Any], columns: Sequence[Column]) -> SafeString:
+    """The table's rows, built here rather than in the template: a board has thousands of cells, and
+    the template engine takes some 20 µs for each (most of a big board's time)."""
+    lines = []
+    for row in rows:
+        cells = "".join(_cell(row, column).html() for column in columns)
+        lines.append(f'<tr class="unscored">{cells}</tr>' if row.score is None else f"<tr>{cells}</tr>")
+    return mark_safe("\n    ".join(lines))  # every text and URL escaped by Cell.html
 
 
 def _cell(row: Any, column: Column) -> Cell:
