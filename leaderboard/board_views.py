@@ -4,7 +4,9 @@ on category boards, and the same rows as CSV or JSON downloads (?format=csv|json
 from __future__ import annotations
 
 import csv
+import io
 import json
+import logging
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -12,18 +14,21 @@ from datetime import datetime
 from html import escape  # as the templates escape, without django's lazy-string wrapper per call
 from typing import Any
 
+from django.core.cache import cache
 from django.core.serializers.json import DjangoJSONEncoder
 from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import get_object_or_404, render
 from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
-from django.utils.safestring import SafeString, mark_safe
+from django.utils.safestring import mark_safe
 
 from . import boards
 from .boards import Column
 from .models import Category, Hardware, Problem
 
 FORMATS = ("html", "csv", "json")
+BOARD_CACHE_SECONDS = 300
+log = logging.getLogger(__name__)
 # Text a spreadsheet would run as a formula when a cell starts with it.
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
@@ -58,15 +63,26 @@ class Tab:
     active: bool
 
 
+@dataclass(frozen=True)
+class Rows:
+    """A board's rows, computed only when no rendering of them is cached under `key` (None: never
+    cached)."""
+
+    columns: tuple[Column, ...]
+    compute: Callable[[], Sequence[Any]]
+    key: str | None = None
+
+
 def problem_board(request: HttpRequest, problem: str, hardware: str) -> HttpResponse:
     current = get_object_or_404(Problem.objects.select_related("category"), name=problem, is_current=True)
     hw = get_object_or_404(Hardware, slug=hardware)
-    board = boards.problem_board(current, hw)
+    rows = Rows(boards.PROBLEM_COLUMNS, lambda: boards.problem_board(current, hw).rows,
+                f"problem:{current.pk}:{hw.pk}:{boards.version([current.pk], hw)}")
     meta = {"board": "problem", "problem": current.name, "version": current.version,
             "category": current.category.slug, "task_type": current.task_type, "hardware": hw.slug}
-    context = {"board": board, "problem": current, "hardware": hw,
+    context = {"problem": current, "hardware": hw,
                "category_url": reverse("category-board", args=[current.category.slug, hw.slug])}
-    return _respond(request, board.rows, board.columns, "leaderboard/board_problem.html", context, meta,
+    return _respond(request, rows, "leaderboard/board_problem.html", context, meta,
                     lambda slug: reverse("problem-board", args=[current.name, slug]))
 
 
@@ -77,21 +93,23 @@ def category_board(request: HttpRequest, category: str, hardware: str) -> HttpRe
         task_type = task_type_of(request)
     except BadRequest as exc:
         return bad_request(request, str(exc))
-    board = boards.category_board(cat, hw, task_type)
+    problems = boards.current_problems(cat, task_type)
+    ids = [p.pk for p in problems]
+    rows = Rows(boards.CATEGORY_COLUMNS, lambda: boards.category_board(cat, hw, task_type, problems).rows,
+                f"category:{task_type or ''}:{','.join(map(str, ids))}:{hw.pk}:{boards.version(ids, hw)}")
     meta = {"board": "category", "category": cat.slug, "task_type": task_type, "hardware": hw.slug,
-            "problems": [p.name for p in board.problems]}
-    context = {"board": board, "category": cat, "hardware": hw, "task_type": task_type,
-               "task_types": boards.TASK_TYPES,
-               "problems": [(p, reverse("problem-board", args=[p.name, hw.slug])) for p in board.problems]}
-    return _respond(request, board.rows, board.columns, "leaderboard/board_category.html", context, meta,
+            "problems": [p.name for p in problems]}
+    context = {"category": cat, "hardware": hw, "task_type": task_type, "task_types": boards.TASK_TYPES,
+               "problems": [(p, reverse("problem-board", args=[p.name, hw.slug])) for p in problems]}
+    return _respond(request, rows, "leaderboard/board_category.html", context, meta,
                     lambda slug: reverse("category-board", args=[cat.slug, slug]))
 
 
 def agent_board(request: HttpRequest, hardware: str) -> HttpResponse:
     hw = get_object_or_404(Hardware, slug=hardware)
-    board = boards.agent_board(hw)
-    return _respond(request, board.rows, board.columns, "leaderboard/board_agents.html",
-                    {"board": board, "hardware": hw}, {"board": "agents", "hardware": hw.slug},
+    rows = Rows(boards.AGENT_COLUMNS, lambda: boards.agent_board(hw).rows)
+    return _respond(request, rows, "leaderboard/board_agents.html", {"hardware": hw},
+                    {"board": "agents", "hardware": hw.slug},
                     lambda slug: reverse("agent-board", args=[slug]))
 
 
@@ -106,35 +124,63 @@ def bad_request(request: HttpRequest, message: str) -> HttpResponse:
     return render(request, "leaderboard/board_error.html", {"message": message}, status=400)
 
 
-def _respond(request: HttpRequest, rows: Sequence[Any], columns: Sequence[Column], template: str,
-             context: dict[str, Any], meta: dict[str, Any], url_on: Callable[[str], str]) -> HttpResponse:
-    """The board as a page or a download, sorted as asked."""
+def _respond(request: HttpRequest, rows: Rows, template: str, context: dict[str, Any], meta: dict[str, Any],
+             url_on: Callable[[str], str]) -> HttpResponse:
+    """The board as a page or a download, sorted as asked; the rendered rows come from the cache
+    when the board's entries have not changed since they were rendered."""
     fmt = request.GET.get("format") or "html"
     sort = request.GET.get("sort", "")
+    columns = rows.columns
     if fmt not in FORMATS:
         return bad_request(request, f"unknown format {fmt!r}; use csv or json, or leave it out for the page")
-    if sort:
-        try:
-            rows = boards.sort_rows(rows, sort, columns)
-        except boards.UnknownSort as exc:
-            return bad_request(request, str(exc))
+    try:
+        boards.sort_rows([], sort or "rank", columns)  # checks the column's name
+    except boards.UnknownSort as exc:
+        return bad_request(request, str(exc))
+
+    def ordered() -> Sequence[Any]:
+        computed = rows.compute()
+        return boards.sort_rows(computed, sort, columns) if sort else computed
+
     name = "-".join(filter(None, [meta.get("problem") or meta.get("category") or meta["board"],
                                   meta.get("task_type") if meta["board"] == "category" else None,
                                   meta["hardware"]]))
+    key = f"board:{rows.key}:{fmt}:{sort}" if rows.key else None
     if fmt == "csv":
-        return _csv(rows, columns, name)
+        return _download(_cached(key, lambda: _csv(ordered(), columns)), "text/csv", name, "csv")
     if fmt == "json":
-        return _json(rows, columns, {**meta, "sort": sort or "rank"}, name)
+        text = _cached(key, lambda: _json(ordered(), columns, {**meta, "sort": sort or "rank"}))
+        return _download(text, "application/json", name, "json")
     query = request.GET.copy()
     hardware = Hardware.objects.all()
     current: Hardware = context["hardware"]
     return render(request, template, {
         **context,
         "headers": _headers(query, columns, sort),
-        "body": _body(rows, columns),
+        "body": mark_safe(_cached(key, lambda: _body(ordered(), columns))),  # escaped by _body
         "tabs": [Tab(hw.slug, url_on(hw.slug) + _query(query), hw.pk == current.pk) for hw in hardware],
         "csv_url": _query(query, format="csv"), "json_url": _query(query, format="json"),
     })
+
+
+def _cached(key: str | None, make: Callable[[], str]) -> str:
+    """The text cached under `key`, made and stored when missing. A board's key holds the version of
+    its entries (boards.version), so a change shows at once; the timeout bounds how long a renamed
+    team keeps its old name there. Without a cache that answers, the text is made each time."""
+    if key is None:
+        return make()
+    try:
+        text = cache.get(key)
+    except Exception:  # a cache server that is down slows the boards, it does not break them
+        log.warning("board cache unavailable", exc_info=True)
+        return make()
+    if text is None:
+        text = make()
+        try:
+            cache.set(key, text, BOARD_CACHE_SECONDS)
+        except Exception:
+            log.warning("board cache unavailable", exc_info=True)
+    return text
 
 
 def _query(query: QueryDict, **changes: str) -> str:
@@ -162,14 +208,14 @@ def _headers(query: QueryDict, columns: Sequence[Column], sort: str) -> list[Hea
     return headers
 
 
-def _body(rows: Sequence[Any], columns: Sequence[Column]) -> SafeString:
+def _body(rows: Sequence[Any], columns: Sequence[Column]) -> str:
     """The table's rows, built here rather than in the template: a board has thousands of cells, and
     the template engine takes some 20 µs for each (most of a big board's time)."""
     lines = []
     for row in rows:
         cells = "".join(_cell(row, column).html() for column in columns)
         lines.append(f'<tr class="unscored">{cells}</tr>' if row.score is None else f"<tr>{cells}</tr>")
-    return mark_safe("\n    ".join(lines))  # every text and URL escaped by Cell.html
+    return "\n    ".join(lines)  # every text and URL escaped by Cell.html
 
 
 def _cell(row: Any, column: Column) -> Cell:
@@ -217,14 +263,18 @@ def _export_value(value: Any) -> Any:
     return value
 
 
-def _csv(rows: Sequence[Any], columns: Sequence[Column], name: str) -> HttpResponse:
-    response = HttpResponse(content_type="text/csv; charset=utf-8", headers={
-        "Content-Disposition": f'attachment; filename="{_filename(name, "csv")}"'})
-    writer = csv.writer(response)
+def _download(text: str, content_type: str, name: str, extension: str) -> HttpResponse:
+    return HttpResponse(text, content_type=f"{content_type}; charset=utf-8", headers={
+        "Content-Disposition": f'attachment; filename="{_filename(name, extension)}"'})
+
+
+def _csv(rows: Sequence[Any], columns: Sequence[Column]) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out)
     writer.writerow([c.key for c in columns])
     for row in rows:
         writer.writerow([_csv_value(getattr(row, c.key)) for c in columns])
-    return response
+    return out.getvalue()
 
 
 def _csv_value(value: Any) -> Any:
@@ -235,9 +285,7 @@ def _csv_value(value: Any) -> Any:
     return _export_value(value)
 
 
-def _json(rows: Sequence[Any], columns: Sequence[Column], meta: dict[str, Any], name: str) -> HttpResponse:
+def _json(rows: Sequence[Any], columns: Sequence[Column], meta: dict[str, Any]) -> str:
     document = {**meta, "columns": [c.key for c in columns],
                 "rows": [{c.key: _export_value(getattr(row, c.key)) for c in columns} for row in rows]}
-    return HttpResponse(json.dumps(document, cls=DjangoJSONEncoder, ensure_ascii=False),
-                        content_type="application/json; charset=utf-8", headers={
-                            "Content-Disposition": f'attachment; filename="{_filename(name, "json")}"'})
+    return json.dumps(document, cls=DjangoJSONEncoder, ensure_ascii=False)

@@ -27,7 +27,7 @@ from .models import Category, Hardware, LeaderboardEntry, Problem
 from .rankings import RANK_ORDER
 
 __all__ = ["TASK_TYPES", "UnknownSort", "agent_board", "category_board", "overview", "problem_board",
-           "sort_rows"]
+           "sort_rows", "version"]
 
 
 @dataclass(frozen=True)
@@ -164,11 +164,12 @@ def current_problems(category: Category, task_type: str | None = None) -> list[P
     return list(problems.filter(task_type=task_type) if task_type else problems)
 
 
-def category_board(category: Category, hardware: Hardware, task_type: str | None = None) -> CategoryBoard:
+def category_board(category: Category, hardware: Hardware, task_type: str | None = None,
+                   problems: list[Problem] | None = None) -> CategoryBoard:
     """Each participant with an entry on one of the category's current problems (of the task type
     when given) on the hardware; the score is the mean over those problems, a missing one counting
-    0. Two queries."""
-    problems = current_problems(category, task_type)
+    0. Two queries (one when given current_problems' answer)."""
+    problems = current_problems(category, task_type) if problems is None else problems
     entries = (LeaderboardEntry.objects.filter(problem__in=[p.pk for p in problems], hardware=hardware)
                .order_by("user_id").values(*_ENTRY_FIELDS))
     by_user: dict[int, list[ProblemRow]] = {}
@@ -178,6 +179,16 @@ def category_board(category: Category, hardware: Hardware, task_type: str | None
     rows.sort(key=_category_order)
     _number(rows)
     return CategoryBoard(category, hardware, task_type, problems, rows)
+
+
+def version(problems: Sequence[int], hardware: Hardware) -> str:
+    """Changes whenever an entry of these problems' boards on the hardware does: rankings.py saves an
+    entry (its `updated` and maybe its count move) for every scored evaluation and every review,
+    and deletes one only when nothing of it counts any more. One query."""
+    seen = (LeaderboardEntry.objects.filter(problem__in=list(problems), hardware=hardware)
+            .aggregate(n=Count("pk"), evaluations=Sum("submissions"), last=Max("updated")))
+    last = seen["last"].timestamp() if seen["last"] else 0
+    return f"{seen['n']}-{seen['evaluations'] or 0}-{last}"
 
 
 def _category_row(best: list[ProblemRow], problems: int) -> CategoryRow:

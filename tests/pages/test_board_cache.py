@@ -1,0 +1,65 @@
+"""Rendered boards are cached under the version of their entries: a new score, a review that
+takes one away, a new participant show at once on the page and in every download; a cache that
+does not answer slows the boards but does not break them."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from django.core.cache import cache
+from django.test import Client, override_settings
+
+from evaluator import services as evaluations
+from leaderboard.models import Hardware, Problem
+from tests.platform import factories
+
+pytestmark = pytest.mark.django_db
+PAGES = ("/boards/problems/scale_shift/cpu/", "/boards/problems/scale_shift/cpu/?format=csv",
+         "/boards/problems/scale_shift/cpu/?format=json&sort=user", "/boards/categories/l1/cpu/",
+         "/boards/categories/l1/cpu/?format=csv&task_type=from_reference")
+
+
+@pytest.fixture(autouse=True)
+def empty_cache() -> Iterator[None]:
+    cache.clear()
+    yield
+    cache.clear()
+
+
+def texts(client: Client) -> list[str]:
+    pages = [client.get(url) for url in PAGES]
+    assert all(page.status_code == 200 for page in pages), [page.status_code for page in pages]
+    return [page.content.decode() for page in pages]
+
+
+def test_a_new_score_and_a_review_show_at_once(client: Client, problem: Problem, cpu: Hardware) -> None:
+    ada = factories.make_participant("ada")
+    factories.make_scored(ada, problem, cpu, 0.4)
+    before = texts(client)
+    assert texts(client) == before  # served again, from the cache
+    assert all("ada" in text for text in before) and not any("0.900" in text for text in before)
+
+    best = factories.make_scored(ada, problem, cpu, 0.9)
+    improved = texts(client)
+    assert all("0.9" in text for text in improved), "a better score of the same participant"
+
+    factories.make_scored(factories.make_participant("grace"), problem, cpu, 0.3)
+    assert all("grace" in text for text in texts(client)), "a new participant"
+
+    admin = factories.make_participant("admin")
+    evaluations.mark_reward_hack(best, admin, "output returned before the kernel ran")
+    reviewed = texts(client)
+    assert not any("0.9" in text for text in reviewed), "the reward hack no longer counts"
+    assert all("0.4" in text for text in reviewed)
+
+
+def test_boards_without_a_cache_server(client: Client, problem: Problem, cpu: Hardware,
+                                       caplog: Any) -> None:
+    factories.make_scored(factories.make_participant("ada"), problem, cpu, 0.4)
+    closed = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
+                          "LOCATION": "redis://127.0.0.1:9/0"}}  # nothing listens on the discard port
+    with override_settings(CACHES=closed):
+        assert all("ada" in text for text in texts(client))
+    assert "board cache unavailable" in caplog.text
