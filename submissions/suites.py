@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
-from django.db.models import Count, Prefetch, QuerySet, Subquery
+from django.db.models import Count, Prefetch, Q, QuerySet, Subquery, Sum
 
 from evaluator.models import Evaluation
 from leaderboard.models import Hardware, Problem
@@ -104,31 +104,40 @@ class AgentEntry:
 
 
 def agent_board(hardware: Hardware) -> list[AgentEntry]:
-    """Each (agent name, owner)'s best finished suite on the hardware, best first. Three queries:
-    the agent submissions, their solutions, and those solutions' evaluations on this hardware."""
-    here = Evaluation.objects.filter(hardware=hardware).select_related("hardware")
-    agents = (with_suite_size(AgentSubmission.objects.filter(submissions__evaluations__hardware=hardware)
-                              .distinct())
-              .select_related("owner__profile").order_by("created", "pk")
-              .prefetch_related(Prefetch("submissions__evaluations", queryset=here)))
+    """Each (agent name, owner)'s best finished suite on the hardware, best first. One query: the
+    agent submissions with an evaluation here, each with its number of solutions, of evaluations
+    here not finished yet, and the sum of the scores that count (summed by the database: a board
+    has thousands of evaluations behind it)."""
+    here = Q(submissions__evaluations__hardware=hardware)
+    unfinished = [state for state, _ in Evaluation.STATES if state not in Evaluation.TERMINAL]
+    counted = here & Q(submissions__evaluations__state=Evaluation.SCORED,
+                       submissions__evaluations__reward_hack=False,
+                       submissions__evaluations__score__isnull=False)
+    agents = (with_suite_size(AgentSubmission.objects.all())
+              .annotate(solutions=Count("submissions", distinct=True),
+                        here=Count("submissions__evaluations", filter=here),
+                        unfinished=Count("submissions__evaluations",
+                                         filter=here & Q(submissions__evaluations__state__in=unfinished)),
+                        total=Sum("submissions__evaluations__score", filter=counted))
+              .filter(here__gt=0, unfinished=0)
+              .select_related("owner__profile").order_by("created", "pk"))
     best: dict[tuple[str, int], AgentEntry] = {}
     for agent in agents:
-        suite = next((s for s in suites(agent) if s.hardware == hardware.slug), None)
-        if suite is None or suite.status != DONE:
-            continue
+        size = max(agent.suite_size or 0, agent.solutions)
+        score = (agent.total or 0.0) / size if size else 0.0
         key = (agent.name, agent.owner_id)
         entry = best.get(key)
         if entry is None:
             profile = getattr(agent.owner, "profile", None)
             best[key] = AgentEntry(agent=agent.name, owner_id=agent.owner_id, user=agent.owner.get_username(),
                                    team=profile.team if profile else "", agent_submission=agent.pk,
-                                   version=agent.version, model=agent.model, score=suite.score,
+                                   version=agent.version, model=agent.model, score=score,
                                    submitted_at=agent.created, submissions=1)
             continue
         entry.submissions += 1
-        if suite.score > entry.score:  # ties stay with the earlier upload (ordered by created)
+        if score > entry.score:  # ties stay with the earlier upload (ordered by created)
             entry.agent_submission, entry.version, entry.model = agent.pk, agent.version, agent.model
-            entry.score, entry.submitted_at = suite.score, agent.created
+            entry.score, entry.submitted_at = score, agent.created
     entries = sorted(best.values(), key=lambda e: (-e.score, e.submitted_at, e.agent_submission))
     for rank, entry in enumerate(entries, start=1):
         entry.rank = rank
