@@ -119,4 +119,6 @@ class LeaderboardEntry(models.Model):
         # A plain descending score: SQLite (the demo's database) cannot index NULLS LAST, and a
         # board is small enough for PostgreSQL to sort its unscored rows last after the lookup.
         indexes = [models.Index(fields=["problem", "hardware", "-score", "submitted_at", "user"],
-                                name="board_ranking")]
+                                name="board_ranking"),
+                   # the last change to any board (the version cached pages are keyed by)
+                   models.Index(fields=["updated"], name="entries_by_update")]
