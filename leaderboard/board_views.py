@@ -6,7 +6,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import logging
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -14,7 +13,6 @@ from datetime import datetime
 from html import escape  # as the templates escape, without django's lazy-string wrapper per call
 from typing import Any
 
-from django.core.cache import cache
 from django.core.serializers.json import DjangoJSONEncoder
 from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import get_object_or_404, render
@@ -25,10 +23,9 @@ from django.utils.safestring import mark_safe
 from . import boards
 from .boards import Column
 from .models import Category, Hardware, Problem
+from .page_cache import cached
 
 FORMATS = ("html", "csv", "json")
-BOARD_CACHE_SECONDS = 300
-log = logging.getLogger(__name__)
 # Text a spreadsheet would run as a formula when a cell starts with it.
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
@@ -107,7 +104,8 @@ def category_board(request: HttpRequest, category: str, hardware: str) -> HttpRe
 
 def agent_board(request: HttpRequest, hardware: str) -> HttpResponse:
     hw = get_object_or_404(Hardware, slug=hardware)
-    rows = Rows(boards.AGENT_COLUMNS, lambda: boards.agent_board(hw).rows)
+    rows = Rows(boards.AGENT_COLUMNS, lambda: boards.agent_board(hw).rows,
+                f"agents:{hw.pk}:{boards.agents_version()}")
     return _respond(request, rows, "leaderboard/board_agents.html", {"hardware": hw},
                     {"board": "agents", "hardware": hw.slug},
                     lambda slug: reverse("agent-board", args=[slug]))
@@ -147,9 +145,9 @@ def _respond(request: HttpRequest, rows: Rows, template: str, context: dict[str,
                                   meta["hardware"]]))
     key = f"board:{rows.key}:{fmt}:{sort}" if rows.key else None
     if fmt == "csv":
-        return _download(_cached(key, lambda: _csv(ordered(), columns)), "text/csv", name, "csv")
+        return _download(cached(key, lambda: _csv(ordered(), columns)), "text/csv", name, "csv")
     if fmt == "json":
-        text = _cached(key, lambda: _json(ordered(), columns, {**meta, "sort": sort or "rank"}))
+        text = cached(key, lambda: _json(ordered(), columns, {**meta, "sort": sort or "rank"}))
         return _download(text, "application/json", name, "json")
     query = request.GET.copy()
     hardware = Hardware.objects.all()
@@ -157,30 +155,10 @@ def _respond(request: HttpRequest, rows: Rows, template: str, context: dict[str,
     return render(request, template, {
         **context,
         "headers": _headers(query, columns, sort),
-        "body": mark_safe(_cached(key, lambda: _body(ordered(), columns))),  # escaped by _body
+        "body": mark_safe(cached(key, lambda: _body(ordered(), columns))),  # escaped by _body
         "tabs": [Tab(hw.slug, url_on(hw.slug) + _query(query), hw.pk == current.pk) for hw in hardware],
         "csv_url": _query(query, format="csv"), "json_url": _query(query, format="json"),
     })
-
-
-def _cached(key: str | None, make: Callable[[], str]) -> str:
-    """The text cached under `key`, made and stored when missing. A board's key holds the version of
-    its entries (boards.version), so a change shows at once; the timeout bounds how long a renamed
-    team keeps its old name there. Without a cache that answers, the text is made each time."""
-    if key is None:
-        return make()
-    try:
-        text = cache.get(key)
-    except Exception:  # a cache server that is down slows the boards, it does not break them
-        log.warning("board cache unavailable", exc_info=True)
-        return make()
-    if text is None:
-        text = make()
-        try:
-            cache.set(key, text, BOARD_CACHE_SECONDS)
-        except Exception:
-            log.warning("board cache unavailable", exc_info=True)
-    return text
 
 
 def _query(query: QueryDict, **changes: str) -> str:

@@ -16,18 +16,20 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from django.db import connection
 from django.db.models import Count, F, Max, Sum, Window
 from django.db.models.functions import RowNumber
 
 from evaluator.harness.problem import TASK_TYPES
+from evaluator.models import Evaluation
 from submissions import suites
 from submissions.models import AgentSubmission
 
 from .models import Category, Hardware, LeaderboardEntry, Problem
 from .rankings import RANK_ORDER
 
-__all__ = ["TASK_TYPES", "UnknownSort", "agent_board", "category_board", "overview", "problem_board",
-           "sort_rows", "version"]
+__all__ = ["TASK_TYPES", "UnknownSort", "agent_board", "agents_version", "category_board", "overview",
+           "problem_board", "sort_rows", "version"]
 
 
 @dataclass(frozen=True)
@@ -189,6 +191,21 @@ def version(problems: Sequence[int], hardware: Hardware) -> str:
             .aggregate(n=Count("pk"), evaluations=Sum("submissions"), last=Max("updated")))
     last = seen["last"].timestamp() if seen["last"] else 0
     return f"{seen['n']}-{seen['evaluations'] or 0}-{last}"
+
+
+def agents_version() -> str:
+    """Changes whenever an agent board may: a new upload (the last agent submission), an evaluation
+    that finishes (every way to finish sets finished_at: scoring, failing, cancelling), a review
+    (it re-saves an entry), a new problem version (the suite's size). One query, on indexes."""
+    tables = {name: connection.ops.quote_name(model._meta.db_table) for name, model in (
+        ("evaluation", Evaluation), ("entry", LeaderboardEntry), ("agent", AgentSubmission),
+        ("problem", Problem))}
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT (SELECT MAX(finished_at) FROM {tables['evaluation']}), "
+                       f"(SELECT MAX(updated) FROM {tables['entry']}), "
+                       f"(SELECT MAX(id) FROM {tables['agent']}), "
+                       f"(SELECT COUNT(*) FROM {tables['problem']} WHERE is_current)")
+        return "-".join(str(value) for value in cursor.fetchone())
 
 
 def _category_row(best: list[ProblemRow], problems: int) -> CategoryRow:

@@ -1,6 +1,7 @@
-"""Rendered boards are cached under the version of their entries: a new score, a review that
-takes one away, a new participant show at once on the page and in every download; a cache that
-does not answer slows the boards but does not break them."""
+"""Rendered boards are cached under the version of what they show: a new score, a review that
+takes one away, a new participant show at once on the page and in every download, a new agent
+upload and an agent's evaluation that finishes on the agent board; a cache that does not answer
+slows the boards but does not break them."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from django.core.cache import cache
 from django.test import Client, override_settings
 
 from evaluator import services as evaluations
+from evaluator.models import Evaluation
 from leaderboard.models import Hardware, Problem
 from tests.platform import factories
 
@@ -62,4 +64,24 @@ def test_boards_without_a_cache_server(client: Client, problem: Problem, cpu: Ha
                           "LOCATION": "redis://127.0.0.1:9/0"}}  # nothing listens on the discard port
     with override_settings(CACHES=closed):
         assert all("ada" in text for text in texts(client))
-    assert "board cache unavailable" in caplog.text
+    assert "page cache unavailable" in caplog.text
+
+
+def test_the_agent_board_follows_uploads_and_finishing_evaluations(client: Client, problem: Problem,
+                                                                   cpu: Hardware) -> None:
+    board = "/boards/agents/cpu/"
+    owner = factories.make_participant("ada")
+    factories.make_agent_run(owner, "bot", {problem: 0.25}, cpu)
+    assert "0.250" in client.get(board).content.decode()
+
+    factories.make_agent_run(owner, "rival", {problem: 0.5}, cpu)
+    page = client.get(board).content.decode()
+    assert "rival" in page and "0.500" in page, "a new upload"
+
+    later = factories.make_agent_run(owner, "bot", {problem: 0.75}, cpu, version="2")
+    evaluation = Evaluation.objects.get(submission__agent_submission=later)
+    Evaluation.objects.filter(pk=evaluation.pk).update(state=Evaluation.QUEUED, score=None, finished_at=None)
+    assert "0.750" not in client.get(board).content.decode(), "an upload still being evaluated"
+    assert evaluations.claim(evaluation.pk, "worker-1") is not None
+    assert evaluations.ingest(evaluation.pk, "worker-1", factories.fake_report(evaluation, 0.75))
+    assert "0.750" in client.get(board).content.decode(), "its evaluation finished"

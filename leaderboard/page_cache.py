@@ -1,0 +1,39 @@
+"""What the pages compute from many rows, kept in Django's cache (CACHE_URL) under a key that holds
+the version of those rows (boards.version, boards.agents_version), so a change shows at once.
+
+The timeout bounds what a version does not see: a renamed team or participant keeps its old name
+on a cached board for up to this long. A cache that does not answer slows the pages; it does not
+break them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from collections.abc import Callable
+from typing import TypeVar
+
+from django.core.cache import cache
+
+SECONDS = 300
+T = TypeVar("T")
+log = logging.getLogger(__name__)
+
+
+def cached(key: str | None, make: Callable[[], T]) -> T:
+    """The value cached under `key`, made and stored when missing (never cached when key is None)."""
+    if key is None:
+        return make()
+    key = "page:" + hashlib.sha256(key.encode()).hexdigest()  # any text, at a length every backend takes
+    try:
+        value = cache.get(key)
+    except Exception:  # any backend's failure: the page is made without the cache
+        log.warning("page cache unavailable", exc_info=True)
+        return make()
+    if value is None:
+        value = make()
+        try:
+            cache.set(key, value, SECONDS)
+        except Exception:
+            log.warning("page cache unavailable", exc_info=True)
+    return value
