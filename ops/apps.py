@@ -6,5 +6,5 @@ class OpsConfig(AppConfig):
     verbose_name = "operations"
 
     def ready(self) -> None:
-        # Registered on import: the deployment checks, and the worker's signals and inspect command.
+        # Registered on import: the deployment checks, and the worker's signals.
         from . import checks, worker  # noqa: F401

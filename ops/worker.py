@@ -1,17 +1,14 @@
 """What a Celery worker adds: JSON logs when SOLARENA_LOG_FORMAT=json (Celery's own log setup
-steps aside), the task and evaluation ids on the records of a task, and `celery inspect
-pinned_device`, which tells the GPU a worker is pinned to (docs/deploy.md)."""
+steps aside), and the task and evaluation ids on the records of a task (`celery inspect
+pinned_device` is in inspect.py)."""
 
 from __future__ import annotations
 
 import logging.config
-import os
-import socket
 from typing import Any
 
 from celery import Task
 from celery.signals import setup_logging, task_postrun, task_prerun
-from celery.worker.control import inspect_command
 from django.conf import settings
 
 from .logging import evaluation_id
@@ -43,10 +40,3 @@ def _leave_task(task_id: str, **_: Any) -> None:
     for token in reversed(_tokens.pop(task_id, [])):
         token.var.reset(token)
 
-
-@inspect_command()
-def pinned_device(state: Any) -> dict[str, Any]:
-    """The device this worker process is pinned to, and where it runs."""
-    return {"CUDA_VISIBLE_DEVICES": os.environ.get("CUDA_VISIBLE_DEVICES"),
-            "CUDA_DEVICE_ORDER": os.environ.get("CUDA_DEVICE_ORDER"),
-            "host": socket.gethostname(), "pid": os.getpid()}

@@ -11,3 +11,5 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "solarena.settings")
 app = Celery("solarena")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks(["evaluator"])
+
+import ops.inspect  # noqa: E402, F401  (registers `celery inspect pinned_device`)

@@ -3,13 +3,16 @@ database these tests use as their broker."""
 
 from __future__ import annotations
 
+import json
 import os
 import secrets
+import signal
 import subprocess
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from django.db import connection
 
@@ -48,6 +51,27 @@ def production_env(**extra: str) -> dict[str, str]:
 def manage(*args: str, env: dict[str, str], timeout: float = 120) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=env, capture_output=True,
                           text=True, timeout=timeout)
+
+
+def inspect(command: str, names: list[str], timeout: float = 2) -> dict[str, Any]:
+    """Ask the named workers `celery inspect <command>` over the ops tests' broker: {name: reply}.
+    In a process of its own, because this one's Celery app is bound to the suite's broker (an app
+    already set up replies over its own broker whatever connection a call is given)."""
+    result = subprocess.run(
+        [sys.executable, "-m", "celery", "-A", "solarena.celery", "--broker", BROKER_URL, "inspect",
+         command, "-d", ",".join(names), "-t", str(timeout), "-j"],
+        cwd=ROOT, env=base_env(), capture_output=True, text=True, timeout=60)
+    lines = [line for line in result.stdout.splitlines() if line.startswith("{")]
+    return json.loads(lines[-1]) if result.returncode == 0 and lines else {}
+
+
+def kill_tree(process: subprocess.Popen[bytes]) -> None:
+    """Kill a process started in a session of its own, with every child it left (its workers)."""
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    process.wait()
 
 
 def wait_for(condition: Callable[[], object], what: str, log: Path, process: subprocess.Popen[bytes],

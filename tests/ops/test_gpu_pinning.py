@@ -19,7 +19,7 @@ from evaluator.models import Evaluation
 from evaluator.tasks import evaluate
 from solarena.celery import app
 from tests.conftest import ROOT
-from tests.ops.support import BROKER_URL, base_env, database_url, manage, wait_for
+from tests.ops.support import BROKER_URL, base_env, database_url, inspect, manage, wait_for
 from tests.platform import factories
 from tests.platform import test_worker_end_to_end as end_to_end
 
@@ -103,20 +103,16 @@ def test_two_pinned_workers_report_their_devices_and_drain(tmp_path: Path) -> No
     argv = [sys.executable, "manage.py", "start_gpu_workers", "--hardware", "cpu", "--gpus", "0,1",
             "--hostname", HOST]
     with open(log, "wb") as out, app.connection_for_write(BROKER_URL) as connection:
-        supervisor = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
+        supervisor = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
+                                      start_new_session=True)
         try:
-            def answering() -> list[dict]:
-                return app.control.ping(destination=names, timeout=1, connection=connection)
-
-            wait_for(lambda: len(answering()) == 2, "answer from both workers", log, supervisor)
-            replies = app.control.broadcast("pinned_device", destination=names, reply=True, timeout=2,
-                                            connection=connection)
-            pinned = {name: reply["CUDA_VISIBLE_DEVICES"] for r in replies for name, reply in r.items()}
+            wait_for(lambda: len(inspect("ping", names)) == 2, "answer from both workers", log, supervisor)
+            pinned = {name: reply["CUDA_VISIBLE_DEVICES"] for name, reply in
+                      inspect("pinned_device", names).items()}
             assert pinned == {names[0]: "0", names[1]: "1"}
-            inspect = app.control.inspect(destination=names, timeout=2, connection=connection)
-            assert {n: [q["name"] for q in qs] for n, qs in inspect.active_queues().items()} == {
+            assert {n: [q["name"] for q in qs] for n, qs in inspect("active_queues", names).items()} == {
                 names[0]: [queue], names[1]: [queue]}
-            stats = inspect.stats()
+            stats = inspect("stats", names)
             assert all(stats[n]["pool"]["max-concurrency"] == 1 and stats[n]["prefetch_count"] == 1
                        for n in names), stats
 

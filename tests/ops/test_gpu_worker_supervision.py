@@ -12,9 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from solarena.celery import app
 from tests.conftest import ROOT
-from tests.ops.support import BROKER_URL, base_env, database_url, wait_for
+from tests.ops.support import base_env, database_url, inspect, kill_tree, wait_for
 from tests.platform import test_worker_end_to_end as end_to_end
 
 HOST = "ops-restart"
@@ -29,7 +28,8 @@ def start(tmp_path: Path, env: dict[str, str], *extra: str) -> tuple[subprocess.
     argv = [sys.executable, "manage.py", "start_gpu_workers", "--hardware", HARDWARE, "--hostname", HOST,
             *extra]
     with open(log, "wb") as out:
-        process = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
+        process = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
+                                      start_new_session=True)
     return process, log
 
 
@@ -39,28 +39,23 @@ def test_a_killed_worker_is_started_again_on_its_gpu(tmp_path: Path) -> None:
     env = base_env(DATABASE_URL=database_url(), **end_to_end.sandbox_env())
     supervisor, log = start(tmp_path, env, "--gpus", "0,1", "--start-grace", "1")
     try:
-        with app.connection_for_write(BROKER_URL) as connection:
-            def pinned() -> dict[str, dict]:
-                replies = app.control.broadcast("pinned_device", destination=names, reply=True, timeout=1,
-                                                connection=connection)
-                return {name: reply for r in replies for name, reply in r.items()}
+        def pinned() -> dict[str, dict]:
+            return inspect("pinned_device", names, timeout=1)
 
-            wait_for(lambda: len(pinned()) == 2, "answer from both workers", log, supervisor)
-            before = pinned()[names[1]]
-            started = re.search(rf"started {re.escape(names[1])} \(pid (\d+)\)", log.read_text())
-            assert started and int(started[1]) == before["pid"]
-            os.kill(before["pid"], signal.SIGKILL)
-            wait_for(lambda: names[1] in pinned() and pinned()[names[1]]["pid"] != before["pid"],
-                     "restarted worker", log, supervisor)
-            after = pinned()[names[1]]
-            assert after["CUDA_VISIBLE_DEVICES"] == "1"
-            assert f"{names[1]} exited with code -9; starting it again" in log.read_text()
+        wait_for(lambda: len(pinned()) == 2, "answer from both workers", log, supervisor)
+        before = pinned()[names[1]]
+        started = re.search(rf"started {re.escape(names[1])} \(pid (\d+)\)", log.read_text())
+        assert started and int(started[1]) == before["pid"]
+        os.kill(before["pid"], signal.SIGKILL)
+        wait_for(lambda: names[1] in pinned() and pinned()[names[1]]["pid"] != before["pid"],
+                 "restarted worker", log, supervisor)
+        after = pinned()[names[1]]
+        assert after["CUDA_VISIBLE_DEVICES"] == "1"
+        assert f"{names[1]} exited with code -9; starting it again" in log.read_text()
         supervisor.send_signal(signal.SIGTERM)
         assert supervisor.wait(60) == 0, log.read_text()
     finally:
-        if supervisor.poll() is None:
-            supervisor.kill()
-            supervisor.wait()
+        kill_tree(supervisor)
 
 
 def test_a_worker_that_cannot_start_stops_the_supervisor(tmp_path: Path) -> None:
@@ -69,9 +64,7 @@ def test_a_worker_that_cannot_start_stops_the_supervisor(tmp_path: Path) -> None
     try:
         code = supervisor.wait(120)
     finally:
-        if supervisor.poll() is None:
-            supervisor.kill()
-            supervisor.wait()
+        kill_tree(supervisor)
     output = log.read_text()
     assert code != 0, output
     assert f"gpu0@{HOST} exited with code" in output and "at its start" in output
