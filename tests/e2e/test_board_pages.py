@@ -5,8 +5,6 @@ or Debian's chromium is missing (scripts/setup installs both)."""
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -14,35 +12,11 @@ import pytest
 from django.db import connections
 
 from accounts.services import profile_of
+from tests.e2e.conftest import needs_chromium
 from tests.platform import factories
 
-CHROMIUM = Path("/usr/bin/chromium")
-pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason=f"no {CHROMIUM} (apt-get install chromium)")
+pytestmark = needs_chromium
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
-
-
-@pytest.fixture
-def browser_page(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
-    # Playwright's sync API runs an event loop in this thread; the test's own ORM calls are synchronous.
-    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=str(CHROMIUM),
-            args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-        )
-        try:
-            page = browser.new_page(viewport={"width": 1280, "height": 900})
-            page.set_default_timeout(30_000)
-            yield page
-        finally:
-            browser.close()
-
-
-@pytest.fixture
-def screenshots(tmp_path: Path) -> Path:
-    folder = Path(os.environ.get("SOLARENA_SCREENSHOTS") or tmp_path / "screenshots")
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
 
 
 def seed() -> None:

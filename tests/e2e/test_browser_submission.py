@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -15,11 +14,11 @@ from django.core.cache import cache
 from django.db import connections
 
 from accounts.services import TOKEN_PREFIX
+from tests.e2e.conftest import needs_chromium
 from tests.platform import factories
 from tests.platform import test_worker_end_to_end as end_to_end
 
-CHROMIUM = Path("/usr/bin/chromium")
-pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason=f"no {CHROMIUM} (apt-get install chromium)")
+pytestmark = needs_chromium
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
 
 broker = end_to_end.broker  # the fixture: a flushed Redis database of this xdist process's own
@@ -27,23 +26,6 @@ broker = end_to_end.broker  # the fixture: a flushed Redis database of this xdis
 SCORED_WITHIN_MS = 120_000
 SOLUTION = "def run(x, bias):\n    return x * 2.0 + bias[None, :]\n"
 USERNAME, PASSWORD = "grace", "a-Long-browser-passw0rd"
-
-
-@pytest.fixture
-def browser_page(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
-    # Playwright's sync API runs an event loop in this thread; the test's own ORM calls are synchronous.
-    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=str(CHROMIUM),
-            args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-        )
-        try:
-            page = browser.new_page(viewport={"width": 1280, "height": 1000})
-            page.set_default_timeout(30_000)
-            yield page
-        finally:
-            browser.close()
 
 
 @pytest.mark.django_db(transaction=True)

@@ -7,8 +7,6 @@ Skipped where Playwright or Debian's chromium is missing (scripts/setup installs
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -23,32 +21,12 @@ from leaderboard.models import Hardware, Problem
 from leaderboard.services import store_calibration
 from submissions.models import Submission
 from tests.conftest import ROOT
+from tests.e2e.conftest import needs_chromium
 from tests.platform import factories
 
-CHROMIUM = Path("/usr/bin/chromium")
-pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason=f"no {CHROMIUM} (apt-get install chromium)")
+pytestmark = needs_chromium
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 FRACTIONS = (0.92, 0.61, 0.35, 0.12)  # of the SOL bound, for the visible workloads of the report
-
-
-@pytest.fixture
-def browser(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
-    # Playwright's sync API runs an event loop in this thread; the test's own ORM calls are synchronous.
-    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
-
-
-@pytest.fixture
-def shots(tmp_path: Path) -> Path:
-    directory = Path(os.environ.get("SOLARENA_SCREENSHOTS") or tmp_path / "screenshots")
-    directory.mkdir(parents=True, exist_ok=True)
-    return directory
 
 
 def new_page(browser: Any, javascript: bool = True) -> Any:
@@ -79,14 +57,14 @@ def seed() -> dict[str, Any]:
 
 
 @pytest.mark.django_db(transaction=True)
-def test_every_page_kind_in_chromium(live_server: Any, browser: Any, shots: Path) -> None:
+def test_every_page_kind_in_chromium(live_server: Any, browser: Any, screenshots: Path) -> None:
     try:
-        _every_page_kind(live_server.url, browser, shots, seed())
+        _every_page_kind(live_server.url, browser, screenshots, seed())
     finally:
         connections.close_all()  # the ORM ran in Playwright's greenlet: close its connection too
 
 
-def _every_page_kind(url: str, browser: Any, shots: Path, arena: dict[str, Any]) -> None:
+def _every_page_kind(url: str, browser: Any, screenshots: Path, arena: dict[str, Any]) -> None:
     expect, problem = sync_api.expect, arena["problem"]
     page = new_page(browser)
 
@@ -102,35 +80,35 @@ def _every_page_kind(url: str, browser: Any, shots: Path, arena: dict[str, Any])
     expect(page.locator("svg.chart circle")).to_have_count(4)  # 0.31, 0.44, 0.58, 0.71
     expect(page.locator("#description h2")).to_have_text("Row softmax (float32)")
     expect(page.locator("#reference pre.highlight .kn").first).to_be_visible()
-    page.screenshot(path=shots / "problem.png", full_page=True)
+    page.screenshot(path=screenshots / "problem.png", full_page=True)
     page.click(".tabs a:has-text('cpu')")
     page.wait_for_url("**/?hardware=cpu#board")
     expect(users).to_have_text(["linus"])
 
     page.goto(f"{url}/problems/?task_type=optimize_triton")
     expect(page.locator("#problems tbody tr")).to_have_count(1)
-    page.screenshot(path=shots / "problems.png", full_page=True)
+    page.screenshot(path=screenshots / "problems.png", full_page=True)
     page.click("#problems a:has-text('layernorm')")
     expect(page.locator("#starter pre.highlight")).to_contain_text("_layernorm_kernel")
     expect(page.locator("#board")).to_contain_text("Nobody is on the")
-    page.screenshot(path=shots / "problem_optimize.png", full_page=True)
+    page.screenshot(path=screenshots / "problem_optimize.png", full_page=True)
 
     page.goto(f"{url}/u/ada/")
     expect(page.locator("#best")).to_contain_text("1 / 3")
     expect(page.locator("#agents a")).to_have_text("kernelsmith")
-    page.screenshot(path=shots / "participant.png", full_page=True)
+    page.screenshot(path=screenshots / "participant.png", full_page=True)
     page.click("#agents a")
     page.wait_for_url("**/agents/ada/kernelsmith/")
     expect(page.locator("#suites .card .value")).to_have_text("0.310")  # softmax 0.62, layernorm 0
     expect(page.locator("#versions tbody tr")).to_have_count(2)
-    page.screenshot(path=shots / "agent.png", full_page=True)
+    page.screenshot(path=screenshots / "agent.png", full_page=True)
 
     page.goto(f"{url}/hardware/")
-    page.screenshot(path=shots / "hardware_list.png", full_page=True)
+    page.screenshot(path=screenshots / "hardware_list.png", full_page=True)
     page.click("text=NVIDIA H200 SXM 141GB")
     page.wait_for_url("**/hardware/h200/")
     expect(page.locator("#peaks tbody tr").first).to_contain_text("4.31")
-    page.screenshot(path=shots / "hardware.png", full_page=True)
+    page.screenshot(path=screenshots / "hardware.png", full_page=True)
 
     # Without JavaScript: the same pages read the same, and the tabs still switch.
     quiet = new_page(browser, javascript=False)
@@ -147,14 +125,14 @@ def _every_page_kind(url: str, browser: Any, shots: Path, arena: dict[str, Any])
 
 @pytest.mark.django_db(transaction=True)
 def test_a_submission_page_follows_its_evaluation_without_reloading(live_server: Any, browser: Any,
-                                                                    shots: Path) -> None:
+                                                                    screenshots: Path) -> None:
     try:
-        _follows_without_reloading(live_server.url, browser, shots)
+        _follows_without_reloading(live_server.url, browser, screenshots)
     finally:
         connections.close_all()
 
 
-def _follows_without_reloading(url: str, browser: Any, shots: Path) -> None:
+def _follows_without_reloading(url: str, browser: Any, screenshots: Path) -> None:
     expect = sync_api.expect
     problem: Problem = factories.make_problem(ROOT / "problems" / "softmax")
     cpu: Hardware = factories.make_hardware("cpu")
@@ -177,7 +155,7 @@ def _follows_without_reloading(url: str, browser: Any, shots: Path) -> None:
     expect(page.locator("td.state-running")).to_have_count(1)
     expect(page.locator(".progress-note")).to_contain_text(f"1 of {len(statuses)} workloads done")
     expect(page.locator(".progress span.running")).to_have_count(1)
-    page.screenshot(path=shots / "submission_running.png", full_page=True)
+    page.screenshot(path=screenshots / "submission_running.png", full_page=True)
 
     for i, row in enumerate(report["workloads"]):
         if row["visibility"] == "visible":
@@ -197,4 +175,4 @@ def _follows_without_reloading(url: str, browser: Any, shots: Path) -> None:
     expect(page.locator("svg.chart rect.bar")).to_have_count(visible)
     expect(page.locator("#live-note")).to_have_count(0)  # polling has stopped
     assert page.evaluate("window.notReloaded") is True
-    page.screenshot(path=shots / "submission.png", full_page=True)
+    page.screenshot(path=screenshots / "submission.png", full_page=True)
