@@ -105,7 +105,7 @@ def category_board(request: HttpRequest, category: str, hardware: str) -> HttpRe
 def agent_board(request: HttpRequest, hardware: str) -> HttpResponse:
     hw = get_object_or_404(Hardware, slug=hardware)
     rows = Rows(boards.AGENT_COLUMNS, lambda: boards.agent_board(hw).rows,
-                f"agents:{hw.pk}:{boards.agents_version()}")
+                f"agents:{hw.pk}:{boards.global_version()}")
     return _respond(request, rows, "leaderboard/board_agents.html", {"hardware": hw},
                     {"board": "agents", "hardware": hw.slug},
                     lambda slug: reverse("agent-board", args=[slug]))

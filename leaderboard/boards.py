@@ -17,7 +17,7 @@ from datetime import datetime
 from typing import Any
 
 from django.db import connection
-from django.db.models import Count, F, Max, Sum, Window
+from django.db.models import Count, F, Max, QuerySet, Sum, Window
 from django.db.models.functions import RowNumber
 
 from evaluator.harness.problem import TASK_TYPES
@@ -25,10 +25,11 @@ from evaluator.models import Evaluation
 from submissions import suites
 from submissions.models import AgentSubmission
 
+from . import page_cache
 from .models import Category, Hardware, LeaderboardEntry, Problem
 from .rankings import RANK_ORDER
 
-__all__ = ["TASK_TYPES", "UnknownSort", "agent_board", "agents_version", "category_board", "overview",
+__all__ = ["TASK_TYPES", "UnknownSort", "agent_board", "category_board", "global_version", "overview",
            "problem_board", "sort_rows", "version"]
 
 
@@ -193,10 +194,11 @@ def version(problems: Sequence[int], hardware: Hardware) -> str:
     return f"{seen['n']}-{seen['evaluations'] or 0}-{last}"
 
 
-def agents_version() -> str:
-    """Changes whenever an agent board may: a new upload (the last agent submission), an evaluation
-    that finishes (every way to finish sets finished_at: scoring, failing, cancelling), a review
-    (it re-saves an entry), a new problem version (the suite's size). One query, on indexes."""
+def global_version() -> str:
+    """Changes whenever an agent board or the home page's leaders may: a new upload (the last agent
+    submission), an evaluation that finishes (every way to finish sets finished_at: scoring,
+    failing, cancelling), any entry's change (every scored evaluation and review re-saves one), a
+    new problem version (the suite's size). One query, on indexes."""
     tables = {name: connection.ops.quote_name(model._meta.db_table) for name, model in (
         ("evaluation", Evaluation), ("entry", LeaderboardEntry), ("agent", AgentSubmission),
         ("problem", Problem))}
@@ -293,12 +295,26 @@ class Overview:
 
 
 def overview(task_type: str | None = None) -> Overview:
-    """Leaders of every category board at once (the database ranks them), and the counts. Six queries."""
+    """Leaders of every category board at once (the database ranks them), and the counts: six
+    queries, or four when the leaders and counts are cached under the current problems and
+    global_version."""
     problems = Problem.objects.filter(is_current=True)
     if task_type:
         problems = problems.filter(task_type=task_type)
-    sizes = dict(problems.values_list("category_id").annotate(n=Count("pk")).order_by())
+    ids: dict[int, list[int]] = {}
+    for category, problem in problems.order_by("category_id", "pk").values_list("category_id", "pk"):
+        ids.setdefault(category, []).append(problem)
+    sizes = {category: len(members) for category, members in ids.items()}
     categories = list(Category.objects.filter(pk__in=list(sizes)))
+    key = f"overview:{task_type}:{sorted(ids.items())}:{global_version()}"
+    leaders, participants, agents = page_cache.cached(key, lambda: _leaders_and_counts(problems, sizes))
+    used = {hw for _, hw in leaders}
+    hardware = [hw for hw in Hardware.objects.all() if hw.active or hw.pk in used]
+    return Overview(categories, hardware, leaders, sum(sizes.values()), participants, agents)
+
+
+def _leaders_and_counts(problems: QuerySet[Problem],
+                        sizes: dict[int, int]) -> tuple[dict[tuple[int, int], Leader], int, int]:
     board_key = ("problem__category_id", "hardware_id")
     totals = (LeaderboardEntry.objects.filter(problem__in=problems, score__isnull=False)
               .values(*board_key, "user_id", "user__username", "user__profile__team")
@@ -309,9 +325,7 @@ def overview(task_type: str | None = None) -> Overview:
     leaders = {(row["problem__category_id"], row["hardware_id"]): Leader(
         row["user__username"], row["user__profile__team"] or "",
         row["total"] / sizes[row["problem__category_id"]]) for row in totals}
-    used = {hw for _, hw in leaders}
-    hardware = [hw for hw in Hardware.objects.all() if hw.active or hw.pk in used]
     participants = (LeaderboardEntry.objects.filter(problem__is_current=True)
                     .values("user_id").distinct().count())
     agents = AgentSubmission.objects.values("owner_id", "name").distinct().count()
-    return Overview(categories, hardware, leaders, sum(sizes.values()), participants, agents)
+    return leaders, participants, agents

@@ -1,5 +1,5 @@
 """What the pages compute from many rows, kept in Django's cache (CACHE_URL) under a key that holds
-the version of those rows (boards.version, boards.agents_version), so a change shows at once.
+the version of those rows (boards.version, boards.global_version), so a change shows at once.
 
 The timeout bounds what a version does not see: a renamed team or participant keeps its old name
 on a cached board for up to this long. A cache that does not answer slows the pages; it does not

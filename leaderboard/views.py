@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.db.models import F
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
@@ -36,9 +35,14 @@ def home(request: HttpRequest) -> HttpResponse:
         (category, [OverviewCell(reverse("category-board", args=[category.slug, hw.slug]) + suffix,
                                  overview.leader(category, hw)) for hw in overview.hardware])
         for category in overview.categories]
-    recent = list(Evaluation.objects.filter(state=Evaluation.SCORED, reward_hack=False)
+    # newest first along the evaluations_by_finish index (every scored evaluation has finished_at)
+    recent = list(Evaluation.objects.filter(state=Evaluation.SCORED, reward_hack=False,
+                                            finished_at__isnull=False)
                   .select_related("submission__problem", "submission__owner", "hardware")
-                  .order_by(F("finished_at").desc(nulls_last=True), "-pk")[:RECENT])
+                  .only("score", "finished_at", "hardware__slug", "submission__problem__name",
+                        "submission__problem__version", "submission__problem__is_current",
+                        "submission__owner__username")  # not the sources, definitions, reports
+                  .order_by("-finished_at", "-pk")[:RECENT])
     return render(request, "leaderboard/home.html", {
         "overview": overview, "grid": grid, "task_type": task_type, "task_types": boards.TASK_TYPES,
         "recent": [(e, page_url("participant", e.submission.owner.username)) for e in recent],

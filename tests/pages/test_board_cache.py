@@ -1,7 +1,7 @@
 """Rendered boards are cached under the version of what they show: a new score, a review that
 takes one away, a new participant show at once on the page and in every download, a new agent
-upload and an agent's evaluation that finishes on the agent board; a cache that does not answer
-slows the boards but does not break them."""
+upload and an agent's evaluation that finishes on the agent board, a new leader on the home
+page; a cache that does not answer slows the boards but does not break them."""
 
 from __future__ import annotations
 
@@ -85,3 +85,12 @@ def test_the_agent_board_follows_uploads_and_finishing_evaluations(client: Clien
     assert evaluations.claim(evaluation.pk, "worker-1") is not None
     assert evaluations.ingest(evaluation.pk, "worker-1", factories.fake_report(evaluation, 0.75))
     assert "0.750" in client.get(board).content.decode(), "its evaluation finished"
+
+
+def test_the_home_page_follows_new_leaders(client: Client, problem: Problem, cpu: Hardware) -> None:
+    factories.make_scored(factories.make_participant("ada"), problem, cpu, 0.4)
+    assert "ada" in client.get("/").content.decode()
+    factories.make_scored(factories.make_participant("grace"), problem, cpu, 0.6)
+    page = client.get("/").content.decode()
+    assert page.index("grace") < page.index("ada"), "the new leader, then the latest scored"
+    assert '<strong>2</strong>participants' in page
