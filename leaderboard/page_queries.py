@@ -10,6 +10,7 @@ from typing import Any
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import (
     Count,
+    Exists,
     F,
     IntegerField,
     Max,
@@ -27,7 +28,7 @@ from evaluator.models import Evaluation
 from submissions import suites
 from submissions.models import AgentSubmission, Submission
 
-from . import charts
+from . import charts, page_cache
 from .hardware import BANDWIDTH_KEY, COMPUTE_CLASSES, HARDWARE, HardwareSpec
 from .models import Hardware, LeaderboardEntry, Problem, Workload
 from .problems import visible_sol_bounds
@@ -35,7 +36,7 @@ from .problems import visible_sol_bounds
 
 def _count(queryset: QuerySet[Any], by: str) -> Subquery:
     """A correlated COUNT(*) of `queryset`, for annotating each outer row (0 when none)."""
-    return Coalesce(Subquery(queryset.order_by().values(by).annotate(n=Count("pk")).values("n")[:1],
+    return Coalesce(Subquery(queryset.order_by().values(by).annotate(n=Count("*")).values("n")[:1],
                              output_field=IntegerField()), Value(0))
 
 
@@ -203,16 +204,25 @@ def spec_of(hardware: Hardware) -> HardwareSpec | None:
 
 
 def evaluation_counts(hardware: Hardware) -> dict[str, int]:
-    """How many evaluations on the hardware are in each state (every state listed)."""
-    counts = dict(Evaluation.objects.filter(hardware=hardware).order_by().values_list("state")
-                  .annotate(n=Count("pk")))
+    """How many evaluations on the hardware are in each state (every state listed), from the
+    evaluations_by_hardware_state index. The scored ones, most of them, are counted again only
+    after an evaluation finishes: their count is cached under the latest finish time, which every
+    way to finish sets."""
+    others = [state for state, _ in Evaluation.STATES if state != Evaluation.SCORED]
+    counts = dict(Evaluation.objects.filter(hardware=hardware, state__in=others).order_by()
+                  .values_list("state").annotate(n=Count("*")))
+    latest = Evaluation.objects.aggregate(latest=Max("finished_at"))["latest"]
+    counts[Evaluation.SCORED] = page_cache.cached(
+        f"scored:{hardware.pk}:{latest}",
+        lambda: Evaluation.objects.filter(hardware=hardware, state=Evaluation.SCORED).count())
     return {state: counts.get(state, 0) for state, _ in Evaluation.STATES}
 
 
 def problems_on(hardware: Hardware) -> QuerySet[Problem]:
-    """Current problems with at least one entry on the hardware, with the best score and entry count."""
+    """Current problems with at least one entry on the hardware, with the best score and entry count
+    (each from the board_ranking index; the definitions are not read)."""
     entries = LeaderboardEntry.objects.filter(problem=OuterRef("pk"), hardware=hardware)
     best = entries.filter(score__isnull=False).order_by("-score").values("score")[:1]
-    return (Problem.objects.filter(is_current=True).annotate(entries_count=_count(entries, "problem"),
-                                                             best=Subquery(best))
-            .filter(entries_count__gt=0).select_related("category").order_by("name"))
+    return (Problem.objects.filter(Exists(entries), is_current=True).defer("definition", "description")
+            .annotate(entries_count=_count(entries, "problem"), best=Subquery(best))
+            .select_related("category").order_by("name"))

@@ -1,7 +1,8 @@
-"""Rendered boards are cached under the version of what they show: a new score, a review that
-takes one away, a new participant show at once on the page and in every download, a new agent
-upload and an agent's evaluation that finishes on the agent board, a new leader on the home
-page; a cache that does not answer slows the boards but does not break them."""
+"""What the pages cache (leaderboard/page_cache.py) is keyed by the version of what they show: a
+new score, a review that takes one away, a new participant show at once on a board and in every
+download, a new agent upload and an agent's evaluation that finishes on the agent board, a new
+leader on the home page, a newly scored evaluation in a hardware page's counts; a cache that does
+not answer slows the pages but does not break them."""
 
 from __future__ import annotations
 
@@ -94,3 +95,15 @@ def test_the_home_page_follows_new_leaders(client: Client, problem: Problem, cpu
     page = client.get("/").content.decode()
     assert page.index("grace") < page.index("ada"), "the new leader, then the latest scored"
     assert '<strong>2</strong>participants' in page
+
+
+def test_the_hardware_page_counts_each_newly_scored_evaluation(client: Client, problem: Problem,
+                                                               cpu: Hardware) -> None:
+    def scored() -> str:
+        body = client.get("/hardware/cpu/").content.decode()
+        return body[body.index("<dt>scored</dt>"):].split("</dd>")[0]
+
+    factories.make_scored(factories.make_participant("ada"), problem, cpu, 0.4)
+    assert scored() == "<dt>scored</dt><dd>1"
+    factories.make_scored(factories.make_participant("grace"), problem, cpu, 0.6)
+    assert scored() == "<dt>scored</dt><dd>2"
