@@ -19,6 +19,7 @@ from django.db.models import (
     Q,
     QuerySet,
     Subquery,
+    Sum,
     Value,
     Window,
 )
@@ -28,7 +29,7 @@ from evaluator.models import Evaluation
 from submissions import suites
 from submissions.models import AgentSubmission, Submission
 
-from . import charts, page_cache
+from . import boards, charts, page_cache
 from .hardware import BANDWIDTH_KEY, COMPUTE_CLASSES, HARDWARE, HardwareSpec
 from .models import Hardware, LeaderboardEntry, Problem, Workload
 from .problems import visible_sol_bounds
@@ -60,10 +61,18 @@ def current_problems(category: str | None = None, task_type: str | None = None) 
 
 def board_hardware(problem: Problem) -> list[Hardware]:
     """The tabs of a problem page: active hardware and any other with entries on this problem, by
-    slug; each with `entries_count` on this problem."""
-    entries = LeaderboardEntry.objects.filter(problem=problem, hardware=OuterRef("pk"))
-    return list(Hardware.objects.annotate(entries_count=_count(entries, "hardware"))
-                .filter(Q(active=True) | Q(entries_count__gt=0)).order_by("slug"))
+    slug; each with `entries_count` on this problem and the `version` of its board there (as
+    boards.version: it changes with every change to an entry)."""
+    seen = {row["hardware"]: row for row in LeaderboardEntry.objects.filter(problem=problem).order_by()
+            .values("hardware").annotate(n=Count("*"), evaluations=Sum("submissions"), last=Max("updated"))}
+    tabs = []
+    for hw in Hardware.objects.order_by("slug"):
+        board = seen.get(hw.pk, {"n": 0, "evaluations": 0, "last": None})
+        last = board["last"].timestamp() if board["last"] else 0
+        hw.entries_count, hw.version = board["n"], f"{board['n']}-{board['evaluations']}-{last}"
+        if hw.active or hw.entries_count:
+            tabs.append(hw)
+    return tabs
 
 
 def default_hardware(hardware: list[Hardware]) -> Hardware | None:
@@ -83,6 +92,27 @@ def score_history(problem: Problem, hardware: Hardware) -> list[charts.Record]:
                .filter(score__gte=F("best")).order_by("finished_at", "pk")
                .values_list("finished_at", "score", "submission__owner__username"))
     return charts.records(list(leading))
+
+
+@dataclass(frozen=True)
+class BoardTop:
+    """What a problem page shows of one board: its first rows, its counts, its best score over time."""
+
+    rows: list[boards.ProblemRow]
+    ranked: int
+    participants: int
+    history: list[charts.Record]
+
+
+def board_top(problem: Problem, hardware: Hardware, size: int) -> BoardTop:
+    """The board's first `size` rows, how many are ranked and listed, and score_history, cached
+    under the board's version (board_hardware): two queries, none while nothing changed."""
+    def make() -> BoardTop:
+        rows = boards.problem_board(problem, hardware).rows
+        return BoardTop(rows[:size], sum(row.score is not None for row in rows), len(rows),
+                        score_history(problem, hardware))
+
+    return page_cache.cached(f"board-top:{problem.pk}:{hardware.pk}:{size}:{hardware.version}", make)
 
 
 @dataclass(frozen=True)

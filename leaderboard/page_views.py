@@ -3,18 +3,20 @@ needed; nothing private shown: no sources, logs or hidden workloads)."""
 
 from __future__ import annotations
 
-from typing import Any
+from datetime import datetime
 
 from django.contrib.auth import get_user_model
 from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.template.loader import render_to_string
 from django.utils import timezone
+from django.utils.safestring import SafeString
 
 from evaluator.harness.problem import TASK_TYPES
 from submissions.visibility import can_view_source
 
-from . import boards, charts, page_queries
+from . import charts, page_cache, page_queries
 from .highlight import css, highlight
 from .markdown import render_markdown
 from .models import Category, Hardware, Problem
@@ -51,27 +53,49 @@ def problem(request: HttpRequest, name: str) -> HttpResponse:
     if slug and selected is None:
         return _not_found(request, f"Problem {name!r} has no board on hardware {slug!r}; its boards are "
                           + ", ".join(hw.slug for hw in tabs) + ".")
-    definition = found.definition
-    board = boards.problem_board(found, selected) if selected else None
-    history = page_queries.score_history(found, selected) if selected else []
-    workloads = page_queries.workload_bounds(found, tabs)
-    context: dict[str, Any] = {
-        "problem": found, "definition": definition, "tabs": tabs, "selected": selected,
-        "rows": board.rows[:BOARD_ROWS] if board else [],
-        "ranked": sum(row.score is not None for row in board.rows) if board else 0,
-        "participants": len(board.rows) if board else 0,
-        "history": charts.history_chart(history, timezone.now()), "records": history[-5:][::-1],
+    board_html = ""
+    if selected:
+        now = timezone.now()
+        # rendered once per change of the board, and per minute for the chart's end at "now"
+        board_html = page_cache.cached(
+            f"problem-board:{found.pk}:{selected.pk}:{selected.version}:{now:%Y-%m-%d %H:%M}",
+            lambda: _board(found, selected, now))
+    # A problem version never changes: its details change only with the hardware's calibrated peaks.
+    peaks = [(hw.slug, sorted((hw.calibrated or {}).items())) for hw in tabs]
+    return render(request, "pages/problem.html", {
+        "problem": found, "definition": found.definition, "tabs": tabs, "selected": selected,
+        "board_html": board_html,
+        "description": page_cache.cached(f"description:{found.pk}:{found.definition_hash}",
+                                         lambda: render_markdown(found.description)),
+        "details_html": page_cache.cached(f"problem-details:{found.pk}:{found.definition_hash}:{peaks}",
+                                          lambda: _details(found, tabs)),
+        "highlight_css": css(),
+    })
+
+
+def _board(problem: Problem, hardware: Hardware, now: datetime) -> SafeString:
+    """The top of the board, its counts and the best score over time."""
+    board = page_queries.board_top(problem, hardware, BOARD_ROWS)
+    return render_to_string("pages/_problem_board.html", {
+        "problem": problem, "selected": hardware, "rows": board.rows, "ranked": board.ranked,
+        "participants": board.participants, "history": charts.history_chart(board.history, now),
+        "records": board.history[-5:][::-1]})
+
+
+def _details(problem: Problem, tabs: list[Hardware]) -> SafeString:
+    """Interface, axes, workloads with their SOL bounds, and the sources, highlighted."""
+    definition = problem.definition
+    workloads = page_queries.workload_bounds(problem, tabs)
+    return render_to_string("pages/_problem_details.html", {
+        "problem": problem, "definition": definition, "tabs": tabs,
         "workloads": [w for w in workloads if not w.workload.smoke],
         "smoke_workloads": [w for w in workloads if w.workload.smoke],
-        "description": render_markdown(found.description),
         "reference": highlight(definition.get("reference") or ""),
         "baseline": highlight(definition["baseline"]) if definition.get("baseline") else None,
         # CUDA starters are Python too: the kernel is a string given to load_inline.
         "starter": highlight(definition["starter"])
-        if definition.get("starter") and found.task_type != "from_reference" else None,
-        "highlight_css": css(),
-    }
-    return render(request, "pages/problem.html", context)
+        if definition.get("starter") and problem.task_type != "from_reference" else None,
+    })
 
 
 def participant(request: HttpRequest, username: str) -> HttpResponse:

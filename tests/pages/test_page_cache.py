@@ -1,8 +1,8 @@
 """What the pages cache (leaderboard/page_cache.py) is keyed by the version of what they show: a
 new score, a review that takes one away, a new participant show at once on a board and in every
 download, a new agent upload and an agent's evaluation that finishes on the agent board, a new
-leader on the home page, a newly scored evaluation in a hardware page's counts; a cache that does
-not answer slows the pages but does not break them."""
+leader on the home page, a new best on a problem page's board and chart, a newly scored evaluation
+in a hardware page's counts; a cache that does not answer slows the pages but does not break them."""
 
 from __future__ import annotations
 
@@ -107,3 +107,14 @@ def test_the_hardware_page_counts_each_newly_scored_evaluation(client: Client, p
     assert scored() == "<dt>scored</dt><dd>1"
     factories.make_scored(factories.make_participant("grace"), problem, cpu, 0.6)
     assert scored() == "<dt>scored</dt><dd>2"
+
+
+def test_the_problem_page_follows_its_board(client: Client, problem: Problem, cpu: Hardware) -> None:
+    url = "/problems/scale_shift/?hardware=cpu"
+    factories.make_scored(factories.make_participant("ada"), problem, cpu, 0.4)
+    page = client.get(url).content.decode()
+    assert "ada" in page and "grace" not in page and page.count('class="point"') == 1
+    factories.make_scored(factories.make_participant("grace"), problem, cpu, 0.6)
+    page = client.get(url).content.decode()
+    assert page.index("grace") < page.index("ada"), "the new best, first on the board"
+    assert page.count('class="point"') == 2, "and a new record on the chart"
