@@ -133,7 +133,12 @@ def workload_bounds(problem: Problem, hardware: list[Hardware]) -> list[Workload
 
 def entries_of(user: AbstractBaseUser) -> list[LeaderboardEntry]:
     """The user's entry on each board with its `rank` (None without a valid score) and `ranked`
-    (how many on that board have a valid score); current problems first."""
+    (how many on that board have a valid score); current problems first. A rank counts the entries
+    ahead on its board, so they are cached under boards.global_version (any entry's change)."""
+    return page_cache.cached(f"entries-of:{user.pk}:{boards.global_version()}", lambda: _entries_of(user))
+
+
+def _entries_of(user: AbstractBaseUser) -> list[LeaderboardEntry]:
     board = {"problem": OuterRef("problem"), "hardware": OuterRef("hardware")}
     ranked = LeaderboardEntry.objects.filter(**board, score__isnull=False)
     mine = {"score": OuterRef("score"), "submitted_at": OuterRef("submitted_at")}
@@ -142,15 +147,30 @@ def entries_of(user: AbstractBaseUser) -> list[LeaderboardEntry]:
                           | Q(**mine, user_id__lt=OuterRef("user_id")))
     return list(LeaderboardEntry.objects.filter(user=user)
                 .select_related("problem__category", "hardware", "evaluation")
+                .only("problem__name", "problem__version", "problem__is_current", "problem__category__slug",
+                      "hardware__slug", "evaluation__submission", "score", "submitted_at", "submissions",
+                      "user")
                 .annotate(ahead=_count(ahead, "problem"), ranked=_count(ranked, "problem"))
                 .order_by("-problem__is_current", "problem__name", "-problem__version", "hardware__slug"))
 
 
 def submissions_of(user: AbstractBaseUser) -> QuerySet[Submission]:
-    """The user's submissions, newest first, with their evaluations (prefetched by hardware)."""
-    evaluations = Evaluation.objects.select_related("hardware").order_by("hardware__slug")
+    """The user's submissions, newest first, with their evaluations (prefetched by hardware); not
+    their sources, problem definitions, agent logs or reports."""
+    evaluations = (Evaluation.objects.select_related("hardware").order_by("hardware__slug")
+                   .only("submission", "hardware__slug", "state", "score", "reward_hack"))
     return (Submission.objects.filter(owner=user).select_related("problem", "agent_submission")
+            .only("owner", "language", "created", "problem__name", "problem__version",
+                  "agent_submission__name")
             .prefetch_related(Prefetch("evaluations", queryset=evaluations)).order_by("-created", "-pk"))
+
+
+def submission_count(user: AbstractBaseUser) -> int:
+    """How many submissions the user has made, counted again only after a new one (cached under
+    the time of the latest: a heavy participant has thousands)."""
+    mine = Submission.objects.filter(owner=user)
+    latest = mine.order_by("-created").values_list("created", flat=True).first()
+    return page_cache.cached(f"submission-count:{user.pk}:{latest}", mine.count)
 
 
 def agents_of(user: AbstractBaseUser) -> list[dict[str, Any]]:

@@ -3,8 +3,6 @@ needed; nothing private shown: no sources, logs or hidden workloads)."""
 
 from __future__ import annotations
 
-from datetime import datetime
-
 from django.contrib.auth import get_user_model
 from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
@@ -53,18 +51,17 @@ def problem(request: HttpRequest, name: str) -> HttpResponse:
     if slug and selected is None:
         return _not_found(request, f"Problem {name!r} has no board on hardware {slug!r}; its boards are "
                           + ", ".join(hw.slug for hw in tabs) + ".")
-    board_html = ""
-    if selected:
-        now = timezone.now()
-        # rendered once per change of the board, and per minute for the chart's end at "now"
-        board_html = page_cache.cached(
-            f"problem-board:{found.pk}:{selected.pk}:{selected.version}:{now:%Y-%m-%d %H:%M}",
-            lambda: _board(found, selected, now))
+    board = page_queries.board_top(found, selected, BOARD_ROWS) if selected else None
+    # the table is rendered once per change of the board; the chart each time (it ends at "now")
+    board_html = page_cache.cached(f"problem-board:{found.pk}:{selected.pk}:{selected.version}",
+                                   lambda: _board(found, selected, board)) if board else ""
     # A problem version never changes: its details change only with the hardware's calibrated peaks.
     peaks = [(hw.slug, sorted((hw.calibrated or {}).items())) for hw in tabs]
+    history = board.history if board else []
     return render(request, "pages/problem.html", {
         "problem": found, "definition": found.definition, "tabs": tabs, "selected": selected,
-        "board_html": board_html,
+        "board_html": board_html, "history": charts.history_chart(history, timezone.now()),
+        "records": history[-5:][::-1],
         "description": page_cache.cached(f"description:{found.pk}:{found.definition_hash}",
                                          lambda: render_markdown(found.description)),
         "details_html": page_cache.cached(f"problem-details:{found.pk}:{found.definition_hash}:{peaks}",
@@ -73,13 +70,11 @@ def problem(request: HttpRequest, name: str) -> HttpResponse:
     })
 
 
-def _board(problem: Problem, hardware: Hardware, now: datetime) -> SafeString:
-    """The top of the board, its counts and the best score over time."""
-    board = page_queries.board_top(problem, hardware, BOARD_ROWS)
+def _board(problem: Problem, hardware: Hardware, board: page_queries.BoardTop) -> SafeString:
+    """The top of the board and its counts."""
     return render_to_string("pages/_problem_board.html", {
         "problem": problem, "selected": hardware, "rows": board.rows, "ranked": board.ranked,
-        "participants": board.participants, "history": charts.history_chart(board.history, now),
-        "records": board.history[-5:][::-1]})
+        "participants": board.participants})
 
 
 def _details(problem: Problem, tabs: list[Hardware]) -> SafeString:
@@ -102,7 +97,9 @@ def participant(request: HttpRequest, username: str) -> HttpResponse:
     user = get_user_model().objects.filter(username=username).select_related("profile").first()
     if user is None or not user.is_active:
         return _not_found(request, f"No participant is named {username!r}.")
-    history = Paginator(page_queries.submissions_of(user), HISTORY_PAGE).get_page(request.GET.get("page"))
+    pages = Paginator(page_queries.submissions_of(user), HISTORY_PAGE)
+    pages.count = page_queries.submission_count(user)  # instead of the paginator's own COUNT(*)
+    history = pages.get_page(request.GET.get("page"))
     return render(request, "pages/participant.html", {
         "participant": user, "team": getattr(getattr(user, "profile", None), "team", ""),
         "entries": page_queries.entries_of(user), "agents": page_queries.agents_of(user),
