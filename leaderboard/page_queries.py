@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import (
     Count,
     Exists,
@@ -28,6 +28,7 @@ from django.db.models.functions import Coalesce
 from evaluator.models import Evaluation
 from submissions import suites
 from submissions.models import AgentSubmission, Submission
+from submissions.visibility import viewable_sources
 
 from . import boards, charts, page_cache
 from .hardware import BANDWIDTH_KEY, COMPUTE_CLASSES, HARDWARE, HardwareSpec
@@ -197,11 +198,26 @@ class BestSuite:
     uploaded: datetime
 
 
-def agent_uploads(owner: AbstractBaseUser, name: str) -> list[Upload]:
-    """Every upload of one agent (owner and name), newest first, with its suites per hardware."""
-    agents = suites.with_evaluations(AgentSubmission.objects.filter(owner=owner, name=name)
-                                     .order_by("-created", "-pk"))
-    return [Upload(agent, suites.agent_status(agent), suites.suites(agent)) for agent in agents]
+def agent_uploads(owner: AbstractBaseUser, name: str,
+                  viewer: AbstractBaseUser | AnonymousUser) -> list[Upload]:
+    """Every upload of one agent (owner and name), newest first, with its status and suites per
+    hardware (suites.summaries: counted by the database, as an agent with 50 uploads has hundreds
+    of solutions) and whether `viewer` may read every source of it (its logs can quote them)."""
+    agents = list(suites.with_suite_size(AgentSubmission.objects.filter(owner=owner, name=name))
+                  .annotate(solutions=Count("submissions"),
+                            viewable=Count("submissions", filter=viewable_sources(viewer, "submissions__")))
+                  .order_by("-created", "-pk"))
+    summary = suites.summaries(agents)
+    return [Upload(agent, *summary[agent.pk], logs_visible=agent.viewable == agent.solutions)
+            for agent in agents]
+
+
+def solutions_of(agent: AgentSubmission) -> list[Submission]:
+    """One upload's solutions with their problems and evaluations."""
+    evaluations = Evaluation.objects.select_related("hardware").order_by("hardware__slug")
+    return list(agent.submissions.select_related("problem").defer("sources", "problem__definition")
+                .order_by("-created", "-pk")
+                .prefetch_related(Prefetch("evaluations", queryset=evaluations)))
 
 
 def best_suites(uploads: list[Upload]) -> list[BestSuite]:

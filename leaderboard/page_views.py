@@ -12,7 +12,6 @@ from django.utils import timezone
 from django.utils.safestring import SafeString
 
 from evaluator.harness.problem import TASK_TYPES
-from submissions.visibility import can_view_source
 
 from . import charts, page_cache, page_queries
 from .highlight import css, highlight
@@ -109,15 +108,13 @@ def participant(request: HttpRequest, username: str) -> HttpResponse:
 
 def agent(request: HttpRequest, owner: str, name: str) -> HttpResponse:
     user = get_user_model().objects.filter(username=owner, is_active=True).first()
-    uploads = page_queries.agent_uploads(user, name) if user else []
+    # Logs can quote the solutions: shown only to whoever may read every source of the upload.
+    uploads = page_queries.agent_uploads(user, name, request.user) if user else []
     if not uploads:
         return _not_found(request, f"No agent named {name!r} was uploaded by {owner!r}.")
-    for upload in uploads:
-        # Logs can quote the solutions: shown only to whoever may read every source of the upload.
-        upload.logs_visible = all(can_view_source(request.user, s) for s in upload.agent.submissions.all())
     return render(request, "pages/agent.html", {
         "owner": user, "name": name, "latest": uploads[0].agent, "uploads": uploads,
-        "best": page_queries.best_suites(uploads),
+        "solutions": page_queries.solutions_of(uploads[0].agent), "best": page_queries.best_suites(uploads),
     })
 
 

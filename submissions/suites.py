@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from django.db.models import Count, Prefetch, Q, QuerySet, Subquery, Sum
 
@@ -86,6 +87,39 @@ def suites(agent: AgentSubmission) -> list[Suite]:
 
 def agent_status(agent: AgentSubmission) -> str:
     return status_of(e.state for s in agent.submissions.all() for e in s.evaluations.all())
+
+
+def summaries(agents: list[AgentSubmission]) -> dict[int, tuple[str, list[Suite]]]:
+    """Each agent submission's agent_status and suites, from counts and sums the database makes
+    per agent submission and hardware (one query) instead of from every evaluation. The agents
+    need with_suite_size and `solutions`, their number of submissions."""
+    counted = Q(state=Evaluation.SCORED, reward_hack=False, score__isnull=False)
+    rows = (Evaluation.objects.filter(submission__agent_submission__in=[a.pk for a in agents]).order_by()
+            .values("submission__agent_submission", "hardware__slug")
+            .annotate(n=Count("*"), queued=Count("pk", filter=Q(state=Evaluation.QUEUED)),
+                      finished=Count("pk", filter=Q(state__in=Evaluation.TERMINAL)),
+                      scored=Count("pk", filter=counted), total=Sum("score", filter=counted)))
+    by_agent: dict[int, list[dict[str, Any]]] = {}
+    for row in rows:
+        by_agent.setdefault(row["submission__agent_submission"], []).append(row)
+    result = {}
+    for agent in agents:
+        here = sorted(by_agent.get(agent.pk, []), key=lambda row: row["hardware__slug"])
+        size = max(agent.suite_size or 0, agent.solutions)
+        result[agent.pk] = (_status(here), [
+            Suite(hardware=row["hardware__slug"], status=_status([row]),
+                  score=(row["total"] or 0.0) / size if size else 0.0, problems=size, scored=row["scored"])
+            for row in here])
+    return result
+
+
+def _status(counts: list[dict[str, Any]]) -> str:
+    """status_of, from the counts of summaries."""
+    if all(row["finished"] == row["n"] for row in counts):
+        return DONE
+    if all(row["queued"] == row["n"] for row in counts):
+        return QUEUED
+    return RUNNING
 
 
 @dataclass

@@ -7,6 +7,7 @@ the submission or an admin has revealed the solutions of its problem (that versi
 from __future__ import annotations
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.db.models import Q
 
 from .models import Submission
 
@@ -18,4 +19,15 @@ def can_view_source(user: AbstractBaseUser | AnonymousUser | None, submission: S
     return submission.published or submission.problem.solutions_revealed
 
 
-__all__ = ["can_view_source"]
+def viewable_sources(user: AbstractBaseUser | AnonymousUser | None, prefix: str = "") -> Q:
+    """The same rule as a filter on submissions (`prefix`: the path to them, e.g. "submissions__"),
+    for counting many at once."""
+    rule = Q(**{f"{prefix}published": True}) | Q(**{f"{prefix}problem__solutions_revealed": True})
+    if user is not None and user.is_authenticated:
+        if user.is_staff:
+            return Q(**{f"{prefix}pk__isnull": False})
+        rule |= Q(**{f"{prefix}owner": user.pk})
+    return rule
+
+
+__all__ = ["can_view_source", "viewable_sources"]
