@@ -72,6 +72,8 @@ def main() -> int:
     parser.add_argument("--web-workers", type=int, default=3,
                         help="gunicorn sync workers (docker-compose.yml's WEB_CONCURRENCY default)")
     parser.add_argument("--database-url", default="postgres://postgres@127.0.0.1:5432/solarena_pages")
+    parser.add_argument("--cache-url", default="redis://127.0.0.1:6379/7",
+                        help="a Redis database of this run's own: emptied at the start")
     parser.add_argument("--keep-database", action="store_true")
     parser.add_argument("--reuse-database", action="store_true",
                         help="measure a database kept by an earlier run (migrated first), without seeding")
@@ -82,7 +84,8 @@ def main() -> int:
     args = parser.parse_args()
     logs = Path(tempfile.mkdtemp(prefix="solarena-pages-"))
     print(f"logs: {logs}", flush=True)
-    env = server_env(args.database_url, logs)
+    env = server_env(args.database_url, args.cache_url, logs)
+    flush_cache(args.cache_url)
     os.environ.update(env)
     started = time.monotonic()
     if not args.reuse_database:
@@ -124,18 +127,25 @@ def main() -> int:
 # The server ----------------------------------------------------------------------------------
 
 
-def server_env(database_url: str, logs: Path) -> dict[str, str]:
+def server_env(database_url: str, cache_url: str, logs: Path) -> dict[str, str]:
     """Production settings (docs/deploy.md) over plain HTTP on localhost."""
     return {
         **{k: v for k, v in os.environ.items() if not k.startswith(("SOLARENA_", "API_", "SECURE_"))},
         "DJANGO_SETTINGS_MODULE": "solarena.settings", "PYTHONUNBUFFERED": "1",
-        "DATABASE_URL": database_url, "CELERY_BROKER_URL": "redis://127.0.0.1:6379/7",
+        # the page cache shared by the web processes in Redis, as docker-compose.yml sets CACHE_URL
+        "DATABASE_URL": database_url, "CELERY_BROKER_URL": cache_url, "CACHE_URL": cache_url,
         "DEBUG": "0", "SECRET_KEY": secrets.token_urlsafe(50), "ALLOWED_HOSTS": "127.0.0.1,localhost",
         "SECURE_PROXY_SSL_HEADER": "HTTP_X_FORWARDED_PROTO,https", "SOLARENA_LOG_FORMAT": "json",
         "SOLARENA_STATIC_ROOT": str(logs / "static"),
         # fixed, so that a kept database's hidden workloads are the ones the problems draw again
         "SOLARENA_HIDDEN_SECRET": "solarena-pages-benchmark-hidden-secret",
     }
+
+
+def flush_cache(url: str) -> None:
+    import redis
+
+    redis.Redis.from_url(url).flushdb()
 
 
 def recreate_database(url: str, drop_only: bool = False) -> None:
@@ -292,7 +302,8 @@ def fetch(http: httpx.Client, kind: str, url: str) -> Sample:
 
 
 def warm(web: Web, urls: dict[str, list[str]]) -> None:
-    """Every URL once per web worker (imports, templates, the database's cache), each a 200."""
+    """Every URL as many times as there are web workers (imports, templates, the page cache, the
+    database's buffers), each a 200."""
     with httpx.Client(base_url=web.url, headers=HEADERS, timeout=120) as http:
         for kind, group in urls.items():
             for url in group:
@@ -372,7 +383,8 @@ def summarize(samples: list[Sample], seconds: float, seeded: dict[str, Any], arg
         "settings": {"clients": args.clients, "requests_per_kind": args.requests,
                      "gunicorn_workers": args.web_workers, "users": args.users, "seed": args.seed,
                      "server": "gunicorn ops.timing:application, sync workers, DEBUG=0, "
-                               "SOLARENA_LOG_FORMAT=json, X-Forwarded-Proto: https"},
+                               "SOLARENA_LOG_FORMAT=json, X-Forwarded-Proto: https",
+                     "cache": f"CACHE_URL={args.cache_url} (emptied first)"},
         "seeded": {k: v for k, v in seeded.items() if k not in ("scored_submissions", "running_submissions")},
         "setup_seconds": round(setup_seconds, 1), "total_seconds": round(total_seconds, 1),
         "measure_seconds": round(seconds, 1), "requests_per_second": round(len(samples) / seconds, 1),
@@ -408,9 +420,11 @@ def render(r: dict[str, Any], before: dict[str, Any] | None) -> str:
         f"`benchmarks/pages.py`: {s['clients']} concurrent clients (threads, httpx, no pause between "
         f"requests) sent {s['requests_per_kind']} requests of each page kind, in one shuffled order, to "
         f"gunicorn ({s['gunicorn_workers']} sync workers, production settings over plain HTTP, requests "
-        "marked as forwarded from HTTPS) on PostgreSQL. Server time is the `Server-Timing` header "
-        "`ops.timing` adds: from the request entering Django (every middleware) to its response being "
-        "ready; client time adds the wait for a free worker and the network.",
+        "marked as forwarded from HTTPS) on PostgreSQL, with the page cache in Redis "
+        f"({s.get('cache', 'per process')}), after one request to every URL per worker. Server time is "
+        "the `Server-Timing` header `ops.timing` adds: from the request entering Django (every "
+        "middleware) to its response being ready; client time adds the wait for a free worker and the "
+        "network.",
         "",
         f"Data ({d['seconds']['seed']} s to seed with COPY): {d['users']} participants with profiles, the "
         f"12 bundled problems with their visible and hidden workloads, {d['submissions']:,} submissions with "
