@@ -9,12 +9,14 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.db.models import Prefetch, QuerySet
+from django.db.models import Prefetch, QuerySet, prefetch_related_objects
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.loader import render_to_string
 from django.views.decorators.http import require_POST
 
 from evaluator.models import Evaluation, WorkloadResult
+from leaderboard import page_cache
 from leaderboard.markdown import render_markdown
 
 from . import detail_page, services
@@ -66,20 +68,39 @@ def submission_live(request: HttpRequest, submission_id: int) -> HttpResponse:
 
 
 def _detail(request: HttpRequest, submission_id: int, template: str) -> HttpResponse:
-    submission = _with_results().filter(pk=submission_id).first()
+    submission = _page_rows().filter(pk=submission_id).first()
     if submission is None:
         missing = {"title": "Not found", "message": f"No submission #{submission_id}."}
         return render(request, "pages/error.html", missing, status=404)
     details_visible = can_view_source(request.user, submission)
-    evaluations = [detail_page.prepare(e, details_visible) for e in submission.evaluations.all()]
+    evaluations = list(submission.evaluations.all())
     context: dict[str, Any] = {
-        "submission": submission, "evaluations": evaluations, "details_visible": details_visible,
+        "submission": submission, "details_visible": details_visible,
         "live": detail_page.any_live(evaluations),
         "cancellable": submission.owner_id == request.user.pk
         and any(e.state == Evaluation.QUEUED for e in evaluations),
     }
+
+    def prepared() -> list[Evaluation]:
+        prefetch_related_objects(evaluations, Prefetch("results", queryset=_results()))
+        return [detail_page.prepare(e, details_visible) for e in evaluations]
+
+    if context["live"]:
+        context["evaluations"] = prepared()
+    else:
+        # Once every evaluation is finished the part changes only with a review (or with who may
+        # read the details): rendered once, not at every view of a popular submission.
+        key = (f"submission-part:{submission.pk}:{details_visible}:"
+               f"{[(e.pk, e.state, e.reward_hack, e.hack_marked_at) for e in evaluations]}")
+        part = page_cache.cached(key, lambda: render_to_string(
+            "submissions/_evaluations.html", {**context, "evaluations": prepared()}))
+        if template == "submissions/_evaluations.html":
+            return HttpResponse(part)
+        context["evaluations_part"] = part
     if template == "submissions/detail.html":
-        context["description"] = render_markdown(submission.problem.description)
+        problem = submission.problem
+        context["description"] = page_cache.cached(f"description:{problem.pk}:{problem.definition_hash}",
+                                                   lambda: render_markdown(problem.description))
     return render(request, template, context)
 
 
@@ -117,10 +138,14 @@ def _set_published(request: HttpRequest, submission_id: int, published: bool) ->
     return redirect("submission", submission_id=submission.pk)
 
 
-def _with_results() -> QuerySet[Submission]:
-    """Submissions with everything their page shows prefetched."""
+def _page_rows() -> QuerySet[Submission]:
+    """Submissions with what their page shows of them and their evaluations (not the problem's
+    definition or the agent's logs); results come with prepared()."""
     evaluations = Evaluation.objects.select_related("hardware").order_by("hardware__slug")
-    results = WorkloadResult.objects.select_related("workload").order_by("workload__position")
     return (Submission.objects.select_related("problem", "owner", "agent_submission")
-            .prefetch_related(Prefetch("evaluations", queryset=evaluations),
-                              Prefetch("evaluations__results", queryset=results)))
+            .defer("problem__definition", "agent_submission__logs")
+            .prefetch_related(Prefetch("evaluations", queryset=evaluations)))
+
+
+def _results() -> QuerySet[WorkloadResult]:
+    return WorkloadResult.objects.select_related("workload").order_by("workload__position")

@@ -2,7 +2,8 @@
 new score, a review that takes one away, a new participant show at once on a board and in every
 download, a new agent upload and an agent's evaluation that finishes on the agent board, a new
 leader on the home page, a new best on a problem page's board and chart, a newly scored evaluation
-in a hardware page's counts; a cache that does not answer slows the pages but does not break them."""
+in a hardware page's counts, a review on a finished submission's page; a cache that does not
+answer slows the pages but does not break them."""
 
 from __future__ import annotations
 
@@ -37,16 +38,21 @@ def texts(client: Client) -> list[str]:
     return [page.content.decode() for page in pages]
 
 
+def shows(text: str, score: float) -> bool:
+    """The score in a board's cell, CSV column or JSON field (not inside a timestamp)."""
+    return any(form in text for form in (f">{score:.3f}<", f",{score},", f'"score": {score},'))
+
+
 def test_a_new_score_and_a_review_show_at_once(client: Client, problem: Problem, cpu: Hardware) -> None:
     ada = factories.make_participant("ada")
     factories.make_scored(ada, problem, cpu, 0.4)
     before = texts(client)
     assert texts(client) == before  # served again, from the cache
-    assert all("ada" in text for text in before) and not any("0.900" in text for text in before)
+    assert all("ada" in text and shows(text, 0.4) for text in before)
 
     best = factories.make_scored(ada, problem, cpu, 0.9)
     improved = texts(client)
-    assert all("0.9" in text for text in improved), "a better score of the same participant"
+    assert all(shows(text, 0.9) and not shows(text, 0.4) for text in improved), "a better score"
 
     factories.make_scored(factories.make_participant("grace"), problem, cpu, 0.3)
     assert all("grace" in text for text in texts(client)), "a new participant"
@@ -54,8 +60,7 @@ def test_a_new_score_and_a_review_show_at_once(client: Client, problem: Problem,
     admin = factories.make_participant("admin")
     evaluations.mark_reward_hack(best, admin, "output returned before the kernel ran")
     reviewed = texts(client)
-    assert not any("0.9" in text for text in reviewed), "the reward hack no longer counts"
-    assert all("0.4" in text for text in reviewed)
+    assert all(shows(text, 0.4) and not shows(text, 0.9) for text in reviewed), "the hack no longer counts"
 
 
 def test_boards_without_a_cache_server(client: Client, problem: Problem, cpu: Hardware,
@@ -118,3 +123,13 @@ def test_the_problem_page_follows_its_board(client: Client, problem: Problem, cp
     page = client.get(url).content.decode()
     assert page.index("grace") < page.index("ada"), "the new best, first on the board"
     assert page.count('class="point"') == 2, "and a new record on the chart"
+
+
+def test_a_finished_submission_page_follows_a_review(client: Client, problem: Problem, cpu: Hardware) -> None:
+    evaluation = factories.make_scored(factories.make_participant("ada"), problem, cpu, 0.4)
+    url = f"/submissions/{evaluation.submission_id}/"
+    for page in (url, url + "live/"):
+        assert "excluded from the leaderboard" not in client.get(page).content.decode()
+    evaluations.mark_reward_hack(evaluation, factories.make_participant("admin"), "too fast")
+    for page in (url, url + "live/"):
+        assert "excluded from the leaderboard" in client.get(page).content.decode()
