@@ -69,6 +69,8 @@ def main() -> int:
     parser.add_argument("--users", type=int, default=300)
     parser.add_argument("--clients", type=int, default=20)
     parser.add_argument("--requests", type=int, default=200, help="requests per page kind")
+    parser.add_argument("--alone", type=int, default=20,
+                        help="requests per page kind sent first by one client (each page's own cost)")
     parser.add_argument("--web-workers", type=int, default=3,
                         help="gunicorn sync workers (docker-compose.yml's WEB_CONCURRENCY default)")
     parser.add_argument("--database-url", default="postgres://postgres@127.0.0.1:5432/solarena_pages")
@@ -109,6 +111,9 @@ def main() -> int:
     try:
         urls = pages(seeded)
         warm(web, urls)
+        print(f"one client, {args.alone} requests per page kind", flush=True)
+        alone, _ = measure(web, urls, args.alone, 1, args.seed)
+        load = os.getloadavg()[0]
         print(f"{args.clients} clients, {args.requests} requests per page kind", flush=True)
         samples, seconds = measure(web, urls, args.requests, args.clients, args.seed)
     finally:
@@ -118,7 +123,8 @@ def main() -> int:
         connections.close_all()
         if not args.keep_database:
             recreate_database(args.database_url, drop_only=True)
-    report = summarize(samples, seconds, seeded, args, setup_seconds, time.monotonic() - started)
+    report = summarize(samples, alone, seconds, seeded, args, setup_seconds, time.monotonic() - started)
+    report["load_average_before"] = round(load, 1)
     written = write_report(args.out_dir, report, args)
     print(written.read_text())
     return 0 if report["targets_met"] else 1
@@ -351,8 +357,8 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))] if ordered else float("nan")
 
 
-def summarize(samples: list[Sample], seconds: float, seeded: dict[str, Any], args: argparse.Namespace,
-              setup_seconds: float, total_seconds: float) -> dict[str, Any]:
+def summarize(samples: list[Sample], alone: list[Sample], seconds: float, seeded: dict[str, Any],
+              args: argparse.Namespace, setup_seconds: float, total_seconds: float) -> dict[str, Any]:
     by_kind: dict[str, list[Sample]] = {kind: [] for kind in dict.fromkeys(s.kind for s in samples)}
     by_kind = dict(sorted(by_kind.items(), key=lambda item: KINDS.index(item[0])))
     for sample in samples:
@@ -362,6 +368,7 @@ def summarize(samples: list[Sample], seconds: float, seeded: dict[str, Any], arg
     for kind, group in by_kind.items():
         app = [s.app_ms for s in group if s.app_ms is not None]
         client = [s.client_ms for s in group]
+        single = [s.app_ms for s in alone if s.kind == kind and s.app_ms is not None]
         p95 = percentile(app, 0.95)
         kinds[kind] = {
             "urls": sorted({s.url for s in group})[:3], "requests": len(group),
@@ -374,13 +381,15 @@ def summarize(samples: list[Sample], seconds: float, seeded: dict[str, Any], arg
                       "p95": round(percentile([s.db_ms or 0.0 for s in group], 0.95), 2)},
             "client_ms": {"p50": round(percentile(client, 0.5), 2), "p95": round(percentile(client, 0.95), 2),
                           "max": round(max(client), 2)},
+            "alone_server_ms": {"p50": round(percentile(single, 0.5), 2),
+                                "p95": round(percentile(single, 0.95), 2)},
             "ratio_to_trivial_p95": round(p95 / trivial_p95, 2),
             "met": kind == TRIVIAL or (p95 <= TARGET_RATIO * trivial_p95 and p95 < TARGET_MS
                                        and all(s.status == 200 for s in group)),
         }
     return {
         "date": datetime.now().strftime("%Y-%m-%d"), "note": args.note, "machine": machine(),
-        "settings": {"clients": args.clients, "requests_per_kind": args.requests,
+        "settings": {"clients": args.clients, "requests_per_kind": args.requests, "alone": args.alone,
                      "gunicorn_workers": args.web_workers, "users": args.users, "seed": args.seed,
                      "server": "gunicorn ops.timing:application, sync workers, DEBUG=0, "
                                "SOLARENA_LOG_FORMAT=json, X-Forwarded-Proto: https",
@@ -440,20 +449,27 @@ def render(r: dict[str, Any], before: dict[str, Any] | None) -> str:
         "",
         *([f"**{r['note']}**", ""] if r["note"] else []),
         f"- machine: {r['machine']}",
+        f"- load average (1 min) just before the concurrent run: {r.get('load_average_before', '?')}",
         f"- {r['requests_per_second']} requests/s over {r['measure_seconds']} s; the whole run "
         f"{r['total_seconds']} s ({r['setup_seconds']} s of it creating, migrating and seeding)",
         "",
-        "| page | queries | server p50 | server p95 | server max | db p95 | client p50 | client p95 | "
-        "p95 / trivial | met |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "| page | queries | alone p50 | server p50 | server p95 | server max | db p95 | client p50 | "
+        "client p95 | p95 / trivial | met |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for kind, k in r["kinds"].items():
         queries = "–" if k["queries"] == [0] else ", ".join(map(str, k["queries"]))
-        lines.append(f"| {kind} | {queries} | {k['server_ms']['p50']} | **{k['server_ms']['p95']}** | "
-                     f"{k['server_ms']['max']} | {k['db_ms']['p95']} | {k['client_ms']['p50']} | "
+        alone = k.get("alone_server_ms", {}).get("p50", "–")
+        lines.append(f"| {kind} | {queries} | {alone} | {k['server_ms']['p50']} | "
+                     f"**{k['server_ms']['p95']}** | {k['server_ms']['max']} | {k['db_ms']['p95']} | "
+                     f"{k['client_ms']['p50']} | "
                      f"{k['client_ms']['p95']} | {k['ratio_to_trivial_p95']}x | "
                      f"{'yes' if k['met'] else '**no**'} |")
-    lines += ["", "Times in ms. Each kind's URLs (cycled): "
+    lines += ["", "Times in ms; server times from the `Server-Timing` header. *alone*: the median server "
+              f"time of {r['settings'].get('alone', 'a few')} requests of the kind sent one at a time by a "
+              "single client before the concurrent run (the cost of the page itself); the other columns "
+              "are the concurrent run's. *queries*: per request (fewer where the page cache answered). "
+              "Each kind's URLs (cycled): "
               + "; ".join(f"{kind}: `{k['urls'][0]}`" + (" ..." if len(k["urls"]) > 1 else "")
                           for kind, k in r["kinds"].items()) + ".", ""]
     if before:
