@@ -11,9 +11,11 @@ from __future__ import annotations
 import hashlib
 import logging
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from django.core.cache import cache
+from django.template.loader import render_to_string
+from django.utils.safestring import SafeString
 
 SECONDS = 300
 T = TypeVar("T")
@@ -37,3 +39,10 @@ def cached(key: str | None, make: Callable[[], T]) -> T:
         except Exception:
             log.warning("page cache unavailable", exc_info=True)
     return value
+
+
+def rendered(template: str, context: dict[str, Any], key: str) -> SafeString:
+    """`template` rendered with `context`, cached under `key`, which must name everything the
+    rendering shows (a version of it, or the data itself); context values may be callables, called
+    only when the template is rendered."""
+    return cached(f"{template}:{key}", lambda: render_to_string(template, context))

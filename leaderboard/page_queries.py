@@ -134,12 +134,7 @@ def workload_bounds(problem: Problem, hardware: list[Hardware]) -> list[Workload
 
 def entries_of(user: AbstractBaseUser) -> list[LeaderboardEntry]:
     """The user's entry on each board with its `rank` (None without a valid score) and `ranked`
-    (how many on that board have a valid score); current problems first. A rank counts the entries
-    ahead on its board, so they are cached under boards.global_version (any entry's change)."""
-    return page_cache.cached(f"entries-of:{user.pk}:{boards.global_version()}", lambda: _entries_of(user))
-
-
-def _entries_of(user: AbstractBaseUser) -> list[LeaderboardEntry]:
+    (how many on that board have a valid score); current problems first."""
     board = {"problem": OuterRef("problem"), "hardware": OuterRef("hardware")}
     ranked = LeaderboardEntry.objects.filter(**board, score__isnull=False)
     mine = {"score": OuterRef("score"), "submitted_at": OuterRef("submitted_at")}

@@ -13,7 +13,7 @@ from django.utils.safestring import SafeString
 
 from evaluator.harness.problem import TASK_TYPES
 
-from . import charts, page_cache, page_queries
+from . import boards, charts, page_cache, page_queries
 from .highlight import css, highlight
 from .markdown import render_markdown
 from .models import Category, Hardware, Problem
@@ -99,10 +99,19 @@ def participant(request: HttpRequest, username: str) -> HttpResponse:
     pages = Paginator(page_queries.submissions_of(user), HISTORY_PAGE)
     pages.count = page_queries.submission_count(user)  # instead of the paginator's own COUNT(*)
     history = pages.get_page(request.GET.get("page"))
+    # Each part rendered once per change of what it shows: the ranks move with any entry's change
+    # (boards.global_version); a page of history with its submissions' evaluations.
+    shown = [(s.pk, [(e.pk, e.state, e.score, e.reward_hack) for e in s.evaluations.all()])
+             for s in history.object_list]
     return render(request, "pages/participant.html", {
         "participant": user, "team": getattr(getattr(user, "profile", None), "team", ""),
-        "entries": page_queries.entries_of(user), "agents": page_queries.agents_of(user),
-        "history": history,
+        "agents": page_queries.agents_of(user),
+        "best_html": page_cache.rendered("pages/_participant_best.html",
+                                         {"entries": lambda: page_queries.entries_of(user)},
+                                         f"{user.pk}:{boards.global_version()}"),
+        "history_html": page_cache.rendered("pages/_participant_history.html",
+                                            {"participant": user, "history": history},
+                                            f"{user.pk}:{history.number}:{pages.num_pages}:{shown}"),
     })
 
 

@@ -2,8 +2,8 @@
 new score, a review that takes one away, a new participant show at once on a board and in every
 download, a new agent upload and an agent's evaluation that finishes on the agent board, a new
 leader on the home page, a new best on a problem page's board and chart, a newly scored evaluation
-in a hardware page's counts, a review on a finished submission's page; a cache that does not
-answer slows the pages but does not break them."""
+in a hardware page's counts, a review on a finished submission's page, a participant's ranks and
+the states in their history; a cache that does not answer slows the pages but does not break them."""
 
 from __future__ import annotations
 
@@ -133,3 +133,17 @@ def test_a_finished_submission_page_follows_a_review(client: Client, problem: Pr
     evaluations.mark_reward_hack(evaluation, factories.make_participant("admin"), "too fast")
     for page in (url, url + "live/"):
         assert "excluded from the leaderboard" in client.get(page).content.decode()
+
+
+def test_the_participant_page_follows_ranks_and_evaluations(client: Client, problem: Problem,
+                                                            cpu: Hardware) -> None:
+    ada = factories.make_participant("ada")
+    factories.make_scored(ada, problem, cpu, 0.4)
+    queued = factories.make_evaluation(owner=ada, problem=problem, hardware=cpu)
+    page = client.get("/u/ada/").content.decode()
+    assert "1 / 1" in page and '<span class="state-queued">queued</span>' in page
+    factories.make_scored(factories.make_participant("grace"), problem, cpu, 0.6)
+    assert "2 / 2" in client.get("/u/ada/").content.decode(), "another participant went ahead"
+    assert evaluations.claim(queued.pk, "worker-1") is not None
+    page = client.get("/u/ada/").content.decode()
+    assert '<span class="state-running">running</span>' in page, "the history follows its evaluations"
