@@ -121,9 +121,14 @@ def agent(request: HttpRequest, owner: str, name: str) -> HttpResponse:
     uploads = page_queries.agent_uploads(user, name, request.user) if user else []
     if not uploads:
         return _not_found(request, f"No agent named {name!r} was uploaded by {owner!r}.")
+    # rendered once per change of what the uploads show (their suites, states and visible logs)
+    shown = [(u.agent.pk, u.status, u.suites, u.logs_visible) for u in uploads]
     return render(request, "pages/agent.html", {
-        "owner": user, "name": name, "latest": uploads[0].agent, "uploads": uploads,
-        "solutions": page_queries.solutions_of(uploads[0].agent), "best": page_queries.best_suites(uploads),
+        "owner": user, "name": name, "latest": uploads[0].agent,
+        "solutions": page_queries.solutions_of(uploads[0].agent),
+        "uploads_html": page_cache.rendered(
+            "pages/_agent_uploads.html",
+            {"uploads": uploads, "best": lambda: page_queries.best_suites(uploads)}, f"{user.pk}:{shown}"),
     })
 
 

@@ -73,7 +73,7 @@ def test_boards_without_a_cache_server(client: Client, problem: Problem, cpu: Ha
     assert "page cache unavailable" in caplog.text
 
 
-def test_the_agent_board_follows_uploads_and_finishing_evaluations(client: Client, problem: Problem,
+def test_agent_board_and_page_follow_uploads_and_evaluations(client: Client, problem: Problem,
                                                                    cpu: Hardware) -> None:
     board = "/boards/agents/cpu/"
     owner = factories.make_participant("ada")
@@ -88,9 +88,13 @@ def test_the_agent_board_follows_uploads_and_finishing_evaluations(client: Clien
     evaluation = Evaluation.objects.get(submission__agent_submission=later)
     Evaluation.objects.filter(pk=evaluation.pk).update(state=Evaluation.QUEUED, score=None, finished_at=None)
     assert "0.750" not in client.get(board).content.decode(), "an upload still being evaluated"
+    assert "(queued)" in client.get("/agents/ada/bot/").content.decode()
     assert evaluations.claim(evaluation.pk, "worker-1") is not None
+    assert "(running)" in client.get("/agents/ada/bot/").content.decode(), "the agent's page follows it"
     assert evaluations.ingest(evaluation.pk, "worker-1", factories.fake_report(evaluation, 0.75))
     assert "0.750" in client.get(board).content.decode(), "its evaluation finished"
+    page = client.get("/agents/ada/bot/").content.decode()
+    assert "0.750" in page and "(running)" not in page
 
 
 def test_the_home_page_follows_new_leaders(client: Client, problem: Problem, cpu: Hardware) -> None:
