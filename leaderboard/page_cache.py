@@ -41,8 +41,7 @@ def cached(key: str | None, make: Callable[[], T]) -> T:
     return value
 
 
-def rendered(template: str, context: dict[str, Any], key: str) -> SafeString:
-    """`template` rendered with `context`, cached under `key`, which must name everything the
-    rendering shows (a version of it, or the data itself); context values may be callables, called
-    only when the template is rendered."""
-    return cached(f"{template}:{key}", lambda: render_to_string(template, context))
+def rendered(template: str, context: Callable[[], dict[str, Any]], key: str) -> SafeString:
+    """`template` rendered with the dictionary `context()` makes (only when it is rendered), cached
+    under `key`, which must name everything the rendering shows: a version of it, or the data."""
+    return cached(f"{template}:{key}", lambda: render_to_string(template, context()))

@@ -107,10 +107,10 @@ def participant(request: HttpRequest, username: str) -> HttpResponse:
         "participant": user, "team": getattr(getattr(user, "profile", None), "team", ""),
         "agents": page_queries.agents_of(user),
         "best_html": page_cache.rendered("pages/_participant_best.html",
-                                         {"entries": lambda: page_queries.entries_of(user)},
+                                         lambda: {"entries": page_queries.entries_of(user)},
                                          f"{user.pk}:{boards.global_version()}"),
         "history_html": page_cache.rendered("pages/_participant_history.html",
-                                            {"participant": user, "history": history},
+                                            lambda: {"participant": user, "history": history},
                                             f"{user.pk}:{history.number}:{pages.num_pages}:{shown}"),
     })
 
@@ -128,7 +128,7 @@ def agent(request: HttpRequest, owner: str, name: str) -> HttpResponse:
         "solutions": page_queries.solutions_of(uploads[0].agent),
         "uploads_html": page_cache.rendered(
             "pages/_agent_uploads.html",
-            {"uploads": uploads, "best": lambda: page_queries.best_suites(uploads)}, f"{user.pk}:{shown}"),
+            lambda: {"uploads": uploads, "best": page_queries.best_suites(uploads)}, f"{user.pk}:{shown}"),
     })
 
 

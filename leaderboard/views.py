@@ -4,6 +4,7 @@ many problems, participants and agents there are. The boards themselves: board_v
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
@@ -11,9 +12,9 @@ from django.urls import reverse
 
 from evaluator.models import Evaluation
 
-from . import boards
+from . import boards, page_cache
 from .board_views import BadRequest, bad_request, page_url, task_type_of
-from .models import Category
+from .models import Category, Hardware, Problem
 
 RECENT = 10
 
@@ -29,6 +30,19 @@ def home(request: HttpRequest) -> HttpResponse:
         task_type = task_type_of(request)
     except BadRequest as exc:
         return bad_request(request, str(exc))
+    # Rendered once per change of what it shows: the problems and hardware listed, and anything
+    # that moves a leader, a count or the latest scored (boards.global_version).
+    problems = Problem.objects.filter(is_current=True)
+    if task_type:
+        problems = problems.filter(task_type=task_type)
+    shown = (sorted(problems.values_list("category_id", "pk")),
+             list(Hardware.objects.order_by("pk").values_list("pk", "active")), boards.global_version())
+    content = page_cache.rendered("leaderboard/_home.html", lambda: _content(task_type),
+                                  f"{task_type}:{shown}")
+    return render(request, "leaderboard/home.html", {"content": content})
+
+
+def _content(task_type: str | None) -> dict[str, Any]:
     overview = boards.overview(task_type)
     suffix = f"?task_type={task_type}" if task_type else ""
     grid: list[tuple[Category, list[OverviewCell]]] = [
@@ -43,10 +57,10 @@ def home(request: HttpRequest) -> HttpResponse:
                         "submission__problem__version", "submission__problem__is_current",
                         "submission__owner__username")  # not the sources, definitions, reports
                   .order_by("-finished_at", "-pk")[:RECENT])
-    return render(request, "leaderboard/home.html", {
+    return {
         "overview": overview, "grid": grid, "task_type": task_type, "task_types": boards.TASK_TYPES,
         "recent": [(e, page_url("participant", e.submission.owner.username)) for e in recent],
         "agent_boards": [(hw, reverse("agent-board", args=[hw.slug]))
                                            for hw in overview.hardware],
         "anything": bool(recent) or Evaluation.objects.exists(),
-    })
+    }

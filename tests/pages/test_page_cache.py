@@ -98,6 +98,9 @@ def test_agent_board_and_page_follow_uploads_and_evaluations(client: Client, pro
 
 
 def test_the_home_page_follows_new_leaders(client: Client, problem: Problem, cpu: Hardware) -> None:
+    assert "No evaluations yet." in client.get("/").content.decode()
+    factories.make_evaluation(problem=problem, hardware=cpu)
+    assert "Evaluations are queued or running" in client.get("/").content.decode(), "a new submission"
     factories.make_scored(factories.make_participant("ada"), problem, cpu, 0.4)
     assert "ada" in client.get("/").content.decode()
     factories.make_scored(factories.make_participant("grace"), problem, cpu, 0.6)
