@@ -264,17 +264,16 @@ def spec_of(hardware: Hardware) -> HardwareSpec | None:
     return HARDWARE.get(hardware.slug)
 
 
-def evaluation_counts(hardware: Hardware) -> dict[str, int]:
+def evaluation_counts(hardware: Hardware, version: str) -> dict[str, int]:
     """How many evaluations on the hardware are in each state (every state listed), from the
     evaluations_by_hardware_state index. The scored ones, most of them, are counted again only
-    after an evaluation finishes: their count is cached under the latest finish time, which every
-    way to finish sets."""
+    after an evaluation finishes: their count is cached under boards.global_version (`version`),
+    which moves with every finish."""
     others = [state for state, _ in Evaluation.STATES if state != Evaluation.SCORED]
     counts = dict(Evaluation.objects.filter(hardware=hardware, state__in=others).order_by()
                   .values_list("state").annotate(n=Count("*")))
-    latest = Evaluation.objects.aggregate(latest=Max("finished_at"))["latest"]
     counts[Evaluation.SCORED] = page_cache.cached(
-        f"scored:{hardware.pk}:{latest}",
+        f"scored:{hardware.pk}:{version}",
         lambda: Evaluation.objects.filter(hardware=hardware, state=Evaluation.SCORED).count())
     return {state: counts.get(state, 0) for state, _ in Evaluation.STATES}
 

@@ -145,11 +145,17 @@ def hardware_detail(request: HttpRequest, slug: str) -> HttpResponse:
     hardware = Hardware.objects.filter(slug=slug).first()
     if hardware is None:
         return _not_found(request, f"No hardware {slug!r}; see the hardware list.")
-    return render(request, "pages/hardware.html", {
+    version = boards.global_version()
+    counts = page_queries.evaluation_counts(hardware, version)
+    # rendered once per change of the hardware's figures, its counts, or its boards (the version)
+    shown = (hardware.name, hardware.vendor, hardware.active, hardware.memory_gb, hardware.l2_bytes,
+             sorted((hardware.peak_flops or {}).items()), hardware.memory_bandwidth,
+             sorted((hardware.calibrated or {}).items()), sorted(counts.items()), version)
+    content = page_cache.rendered("pages/_hardware.html", lambda: {
         "hardware": hardware, "spec": page_queries.spec_of(hardware), "peaks": page_queries.peaks(hardware),
-        "counts": page_queries.evaluation_counts(hardware),
-        "problems": list(page_queries.problems_on(hardware)),
-    })
+        "counts": counts, "problems": list(page_queries.problems_on(hardware)),
+    }, f"{hardware.pk}:{shown}")
+    return render(request, "pages/hardware.html", {"hardware": hardware, "content": content})
 
 
 def _not_found(request: HttpRequest, message: str) -> HttpResponse:

@@ -109,7 +109,7 @@ def test_the_home_page_follows_new_leaders(client: Client, problem: Problem, cpu
     assert '<strong>2</strong>participants' in page
 
 
-def test_the_hardware_page_counts_each_newly_scored_evaluation(client: Client, problem: Problem,
+def test_the_hardware_page_follows_its_counts(client: Client, problem: Problem,
                                                                cpu: Hardware) -> None:
     def scored() -> str:
         body = client.get("/hardware/cpu/").content.decode()
@@ -119,6 +119,11 @@ def test_the_hardware_page_counts_each_newly_scored_evaluation(client: Client, p
     assert scored() == "<dt>scored</dt><dd>1"
     factories.make_scored(factories.make_participant("grace"), problem, cpu, 0.6)
     assert scored() == "<dt>scored</dt><dd>2"
+    page = "/hardware/cpu/"
+    queued = factories.make_evaluation(problem=problem, hardware=cpu)
+    assert "<dt>queued</dt><dd>1</dd><dt>running</dt><dd>0</dd>" in client.get(page).content.decode()
+    assert evaluations.claim(queued.pk, "worker-1") is not None  # no finish: the counts are the key
+    assert "<dt>queued</dt><dd>0</dd><dt>running</dt><dd>1</dd>" in client.get(page).content.decode()
 
 
 def test_the_problem_page_follows_its_board(client: Client, problem: Problem, cpu: Hardware) -> None:
