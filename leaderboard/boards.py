@@ -198,7 +198,7 @@ def global_version() -> str:
     """Changes whenever an agent board or the home page may: a new evaluation, one that finishes
     (every way to finish sets finished_at: scoring, failing, cancelling), any entry's change (every
     scored evaluation and review re-saves one), a new upload (the last agent submission), a new
-    problem version (the suite's size). One query, on indexes."""
+    problem or problem version (the current ones' number and last id). One query, on indexes."""
     tables = {name: connection.ops.quote_name(model._meta.db_table) for name, model in (
         ("evaluation", Evaluation), ("entry", LeaderboardEntry), ("agent", AgentSubmission),
         ("problem", Problem))}
@@ -207,7 +207,8 @@ def global_version() -> str:
                        f"(SELECT MAX(finished_at) FROM {tables['evaluation']}), "
                        f"(SELECT MAX(updated) FROM {tables['entry']}), "
                        f"(SELECT MAX(id) FROM {tables['agent']}), "
-                       f"(SELECT COUNT(*) FROM {tables['problem']} WHERE is_current)")
+                       f"(SELECT COUNT(*) FROM {tables['problem']} WHERE is_current), "
+                       f"(SELECT MAX(id) FROM {tables['problem']} WHERE is_current)")
         return "-".join(str(value) for value in cursor.fetchone())
 
 

@@ -31,9 +31,14 @@ def problems(request: HttpRequest) -> HttpResponse:
     if task_type and task_type not in TASK_TYPES:
         return _bad_filter(request, f"no task type {task_type!r}; the task types are "
                            + ", ".join(TASK_TYPES))
+    # rendered once per change of the problems or their entries (boards.global_version)
+    table = page_cache.rendered(
+        "pages/_problems_table.html",
+        lambda: {"problems": list(page_queries.current_problems(category, task_type))},
+        f"{category}:{task_type}:{boards.global_version()}")
     return render(request, "pages/problems.html", {
-        "problems": list(page_queries.current_problems(category, task_type)),
-        "categories": categories, "task_types": TASK_TYPES, "category": category, "task_type": task_type,
+        "table": table, "categories": categories, "task_types": TASK_TYPES, "category": category,
+        "task_type": task_type,
     })
 
 

@@ -3,7 +3,8 @@ new score, a review that takes one away, a new participant show at once on a boa
 download, a new agent upload and an agent's evaluation that finishes on the agent board, a new
 leader on the home page, a new best on a problem page's board and chart, a newly scored evaluation
 in a hardware page's counts, a review on a finished submission's page, a participant's ranks and
-the states in their history; a cache that does not answer slows the pages but does not break them."""
+the states in their history, entries and new problems on the problems index; a cache that does not
+answer slows the pages but does not break them."""
 
 from __future__ import annotations
 
@@ -159,3 +160,18 @@ def test_the_participant_page_follows_ranks_and_evaluations(client: Client, prob
     assert evaluations.claim(queued.pk, "worker-1") is not None
     page = client.get("/u/ada/").content.decode()
     assert '<span class="state-running">running</span>' in page, "the history follows its evaluations"
+
+
+def test_the_problems_index_follows_entries_and_new_problems(client: Client, problem: Problem,
+                                                             cpu: Hardware) -> None:
+    def entries() -> str:
+        body = client.get("/problems/").content.decode()
+        row = body[body.index('href="/problems/scale_shift/"'):]
+        return row.split("</tr>")[0].rsplit('<td class="num">', 1)[1].split("<")[0]
+
+    assert entries() == "0"
+    factories.make_scored(factories.make_participant("ada"), problem, cpu, 0.4)
+    assert entries() == "1"
+    Problem.objects.create(name="scale_two", category=problem.category, task_type=problem.task_type,
+                           definition=problem.definition, definition_hash="2")
+    assert "scale_two" in client.get("/problems/").content.decode(), "a new problem"
