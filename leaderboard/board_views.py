@@ -14,7 +14,7 @@ from html import escape  # as the templates escape, without django's lazy-string
 from typing import Any
 
 from django.core.serializers.json import DjangoJSONEncoder
-from django.http import HttpRequest, HttpResponse, QueryDict
+from django.http import Http404, HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import get_object_or_404, render
 from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
@@ -72,12 +72,12 @@ class Rows:
 
 def problem_board(request: HttpRequest, problem: str, hardware: str) -> HttpResponse:
     current = get_object_or_404(Problem.objects.select_related("category"), name=problem, is_current=True)
-    hw = get_object_or_404(Hardware, slug=hardware)
+    hw, tabs = _hardware(hardware)
     rows = Rows(boards.PROBLEM_COLUMNS, lambda: boards.problem_board(current, hw).rows,
                 f"problem:{current.pk}:{hw.pk}:{boards.version([current.pk], hw)}")
     meta = {"board": "problem", "problem": current.name, "version": current.version,
             "category": current.category.slug, "task_type": current.task_type, "hardware": hw.slug}
-    context = {"problem": current, "hardware": hw,
+    context = {"problem": current, "hardware": hw, "all_hardware": tabs,
                "category_url": reverse("category-board", args=[current.category.slug, hw.slug])}
     return _respond(request, rows, "leaderboard/board_problem.html", context, meta,
                     lambda slug: reverse("problem-board", args=[current.name, slug]))
@@ -85,7 +85,7 @@ def problem_board(request: HttpRequest, problem: str, hardware: str) -> HttpResp
 
 def category_board(request: HttpRequest, category: str, hardware: str) -> HttpResponse:
     cat = get_object_or_404(Category, slug=category)
-    hw = get_object_or_404(Hardware, slug=hardware)
+    hw, tabs = _hardware(hardware)
     try:
         task_type = task_type_of(request)
     except BadRequest as exc:
@@ -96,19 +96,29 @@ def category_board(request: HttpRequest, category: str, hardware: str) -> HttpRe
                 f"category:{task_type or ''}:{','.join(map(str, ids))}:{hw.pk}:{boards.version(ids, hw)}")
     meta = {"board": "category", "category": cat.slug, "task_type": task_type, "hardware": hw.slug,
             "problems": [p.name for p in problems]}
-    context = {"category": cat, "hardware": hw, "task_type": task_type, "task_types": boards.TASK_TYPES,
+    context = {"category": cat, "hardware": hw, "all_hardware": tabs, "task_type": task_type,
+               "task_types": boards.TASK_TYPES,
                "problems": [(p, reverse("problem-board", args=[p.name, hw.slug])) for p in problems]}
     return _respond(request, rows, "leaderboard/board_category.html", context, meta,
                     lambda slug: reverse("category-board", args=[cat.slug, slug]))
 
 
 def agent_board(request: HttpRequest, hardware: str) -> HttpResponse:
-    hw = get_object_or_404(Hardware, slug=hardware)
+    hw, tabs = _hardware(hardware)
     rows = Rows(boards.AGENT_COLUMNS, lambda: boards.agent_board(hw).rows,
                 f"agents:{hw.pk}:{boards.global_version()}")
-    return _respond(request, rows, "leaderboard/board_agents.html", {"hardware": hw},
+    return _respond(request, rows, "leaderboard/board_agents.html", {"hardware": hw, "all_hardware": tabs},
                     {"board": "agents", "hardware": hw.slug},
                     lambda slug: reverse("agent-board", args=[slug]))
+
+
+def _hardware(slug: str) -> tuple[Hardware, list[Hardware]]:
+    """The hardware of the board and every hardware (its tabs), in one query; 404 for an unknown slug."""
+    everything = list(Hardware.objects.all())
+    found = next((hw for hw in everything if hw.slug == slug), None)
+    if found is None:
+        raise Http404(f"No hardware {slug!r}.")
+    return found, everything
 
 
 def task_type_of(request: HttpRequest) -> str | None:
@@ -150,7 +160,7 @@ def _respond(request: HttpRequest, rows: Rows, template: str, context: dict[str,
         text = cached(key, lambda: _json(ordered(), columns, {**meta, "sort": sort or "rank"}))
         return _download(text, "application/json", name, "json")
     query = request.GET.copy()
-    hardware = Hardware.objects.all()
+    hardware: list[Hardware] = context["all_hardware"]
     current: Hardware = context["hardware"]
     return render(request, template, {
         **context,
