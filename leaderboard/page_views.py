@@ -3,6 +3,9 @@ needed; nothing private shown: no sources, logs or hidden workloads)."""
 
 from __future__ import annotations
 
+from datetime import datetime
+from typing import Any
+
 from django.contrib.auth import get_user_model
 from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
@@ -55,17 +58,19 @@ def problem(request: HttpRequest, name: str) -> HttpResponse:
     if slug and selected is None:
         return _not_found(request, f"Problem {name!r} has no board on hardware {slug!r}; its boards are "
                           + ", ".join(hw.slug for hw in tabs) + ".")
-    board = page_queries.board_top(found, selected, BOARD_ROWS) if selected else None
-    # the table is rendered once per change of the board; the chart each time (it ends at "now")
-    board_html = page_cache.cached(f"problem-board:{found.pk}:{selected.pk}:{selected.version}",
-                                   lambda: _board(found, selected, board)) if board else ""
+    board_html = ""
+    if selected:
+        # rendered once per change of the board and once an hour: the chart holds the best score
+        # level until the current hour
+        hour = timezone.now().replace(minute=0, second=0, microsecond=0)
+        board_html = page_cache.rendered(
+            "pages/_problem_board.html", lambda: _board(found, selected, hour),
+            f"{found.pk}:{selected.pk}:{selected.version}:{hour.isoformat()}")
     # A problem version never changes: its details change only with the hardware's calibrated peaks.
     peaks = [(hw.slug, sorted((hw.calibrated or {}).items())) for hw in tabs]
-    history = board.history if board else []
     return render(request, "pages/problem.html", {
         "problem": found, "definition": found.definition, "tabs": tabs, "selected": selected,
-        "board_html": board_html, "history": charts.history_chart(history, timezone.now()),
-        "records": history[-5:][::-1],
+        "board_html": board_html,
         "description": page_cache.cached(f"description:{found.pk}:{found.definition_hash}",
                                          lambda: render_markdown(found.description)),
         "details_html": page_cache.cached(f"problem-details:{found.pk}:{found.definition_hash}:{peaks}",
@@ -74,11 +79,12 @@ def problem(request: HttpRequest, name: str) -> HttpResponse:
     })
 
 
-def _board(problem: Problem, hardware: Hardware, board: page_queries.BoardTop) -> SafeString:
-    """The top of the board and its counts."""
-    return render_to_string("pages/_problem_board.html", {
-        "problem": problem, "selected": hardware, "rows": board.rows, "ranked": board.ranked,
-        "participants": board.participants})
+def _board(problem: Problem, hardware: Hardware, now: datetime) -> dict[str, Any]:
+    """The top of the board, its counts, and the best score over time until `now`."""
+    board = page_queries.board_top(problem, hardware, BOARD_ROWS)
+    return {"problem": problem, "selected": hardware, "rows": board.rows, "ranked": board.ranked,
+            "participants": board.participants, "history": charts.history_chart(board.history, now),
+            "records": board.history[-5:][::-1]}
 
 
 def _details(problem: Problem, tabs: list[Hardware]) -> SafeString:
