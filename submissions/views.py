@@ -85,15 +85,16 @@ def _detail(request: HttpRequest, submission_id: int, template: str) -> HttpResp
         prefetch_related_objects(evaluations, Prefetch("results", queryset=_results()))
         return [detail_page.prepare(e, details_visible) for e in evaluations]
 
-    if context["live"]:
+    if context["cancellable"]:  # the owner's cancel button holds this request's CSRF token
         context["evaluations"] = prepared()
     else:
-        # Once every evaluation is finished the part changes only with a review (or with who may
-        # read the details): rendered once, not at every view of a popular submission.
-        key = (f"submission-part:{submission.pk}:{details_visible}:"
-               f"{[(e.pk, e.state, e.reward_hack, e.hack_marked_at) for e in evaluations]}")
-        part = page_cache.cached(key, lambda: render_to_string(
-            "submissions/_evaluations.html", {**context, "evaluations": prepared()}))
+        # Rendered once per change of what it shows of each evaluation (its results come once, when
+        # it is scored): not at every view and every poll of a watched submission.
+        shown = [(e.pk, e.state, e.attempts, e.score, e.reward_hack, e.hack_marked_at, e.error, e.progress)
+                 for e in evaluations]
+        part = page_cache.cached(f"submission-part:{submission.pk}:{details_visible}:{shown}",
+                                 lambda: render_to_string("submissions/_evaluations.html",
+                                                          {**context, "evaluations": prepared()}))
         if template == "submissions/_evaluations.html":
             return HttpResponse(part)
         context["evaluations_part"] = part

@@ -2,9 +2,9 @@
 new score, a review that takes one away, a new participant show at once on a board and in every
 download, a new agent upload and an agent's evaluation that finishes on the agent board, a new
 leader on the home page, a new best on a problem page's board and chart, a newly scored evaluation
-in a hardware page's counts, a review on a finished submission's page, a participant's ranks and
-the states in their history, entries and new problems on the problems index; a cache that does not
-answer slows the pages but does not break them."""
+in a hardware page's counts, a watched submission's progress and a finished one's review, a
+participant's ranks and the states in their history, entries and new problems on the problems
+index; a cache that does not answer slows the pages but does not break them."""
 
 from __future__ import annotations
 
@@ -175,3 +175,16 @@ def test_the_problems_index_follows_entries_and_new_problems(client: Client, pro
     Problem.objects.create(name="scale_two", category=problem.category, task_type=problem.task_type,
                            definition=problem.definition, definition_hash="2")
     assert "scale_two" in client.get("/problems/").content.decode(), "a new problem"
+
+
+def test_a_watched_submission_follows_its_progress(client: Client, problem: Problem, cpu: Hardware) -> None:
+    evaluation = factories.make_evaluation(problem=problem, hardware=cpu)
+    live = f"/submissions/{evaluation.submission_id}/live/"
+    assert "waiting for a cpu worker" in client.get(live).content.decode()
+    assert evaluations.claim(evaluation.pk, "worker-1") is not None
+    progress = {"visible": 1, "statuses": ["running", None]}
+    assert evaluations.renew_lease(evaluation.pk, "worker-1", progress)
+    assert "0 of 2 workloads done" in client.get(live).content.decode()
+    progress["statuses"] = ["PASSED", "running"]
+    assert evaluations.renew_lease(evaluation.pk, "worker-1", progress)
+    assert "1 of 2 workloads done" in client.get(live).content.decode()
