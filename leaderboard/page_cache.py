@@ -45,3 +45,10 @@ def rendered(template: str, context: Callable[[], dict[str, Any]], key: str) -> 
     """`template` rendered with the dictionary `context()` makes (only when it is rendered), cached
     under `key`, which must name everything the rendering shows: a version of it, or the data."""
     return cached(f"{template}:{key}", lambda: render_to_string(template, context()))
+
+
+def markdown(text: str) -> SafeString:
+    """render_markdown(text), cached under the text itself (a description is rendered once)."""
+    from .markdown import render_markdown
+
+    return cached(f"markdown:{text}", lambda: render_markdown(text))

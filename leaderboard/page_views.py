@@ -3,6 +3,7 @@ needed; nothing private shown: no sources, logs or hidden workloads)."""
 
 from __future__ import annotations
 
+import json
 from datetime import datetime
 from typing import Any
 
@@ -18,7 +19,6 @@ from evaluator.harness.problem import TASK_TYPES
 
 from . import boards, charts, page_cache, page_queries
 from .highlight import css, highlight
-from .markdown import render_markdown
 from .models import Category, Hardware, Problem
 
 BOARD_ROWS = 25  # the problem page shows the top of each board; the board page has them all
@@ -66,15 +66,15 @@ def problem(request: HttpRequest, name: str) -> HttpResponse:
         board_html = page_cache.rendered(
             "pages/_problem_board.html", lambda: _board(found, selected, hour),
             f"{found.pk}:{selected.pk}:{selected.version}:{hour.isoformat()}")
-    # A problem version never changes: its details change only with the hardware's calibrated peaks.
+    # The details follow from the definition (a version's never changes) and the calibrated peaks.
     peaks = [(hw.slug, sorted((hw.calibrated or {}).items())) for hw in tabs]
     return render(request, "pages/problem.html", {
         "problem": found, "definition": found.definition, "tabs": tabs, "selected": selected,
         "board_html": board_html,
-        "description": page_cache.cached(f"description:{found.pk}:{found.definition_hash}",
-                                         lambda: render_markdown(found.description)),
-        "details_html": page_cache.cached(f"problem-details:{found.pk}:{found.definition_hash}:{peaks}",
-                                          lambda: _details(found, tabs)),
+        "description": page_cache.markdown(found.description),
+        "details_html": page_cache.cached(
+            f"problem-details:{found.pk}:{json.dumps(found.definition, sort_keys=True)}:{peaks}",
+            lambda: _details(found, tabs)),
         "highlight_css": css(),
     })
 

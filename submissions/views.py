@@ -17,7 +17,6 @@ from django.views.decorators.http import require_POST
 
 from evaluator.models import Evaluation, WorkloadResult
 from leaderboard import page_cache
-from leaderboard.markdown import render_markdown
 
 from . import detail_page, services
 from .forms import SubmissionForm
@@ -99,9 +98,7 @@ def _detail(request: HttpRequest, submission_id: int, template: str) -> HttpResp
             return HttpResponse(part)
         context["evaluations_part"] = part
     if template == "submissions/detail.html":
-        problem = submission.problem
-        context["description"] = page_cache.cached(f"description:{problem.pk}:{problem.definition_hash}",
-                                                   lambda: render_markdown(problem.description))
+        context["description"] = page_cache.markdown(submission.problem.description)
     return render(request, template, context)
 
 

@@ -1,10 +1,13 @@
-"""Fixtures the page tests share: a problem and the cpu hardware to submit to."""
+"""Fixtures the page tests share: a problem and the cpu hardware to submit to, and an empty page
+cache for each test (rows of one test must not meet what another cached under the same ids)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from django.core.cache import cache
 
 from leaderboard.models import Hardware, Problem
 from tests.platform import factories
@@ -18,3 +21,10 @@ def problem(db: Any) -> Problem:
 @pytest.fixture
 def cpu(db: Any) -> Hardware:
     return factories.make_hardware("cpu")
+
+
+@pytest.fixture(autouse=True)
+def empty_page_cache() -> Iterator[None]:
+    cache.clear()
+    yield
+    cache.clear()

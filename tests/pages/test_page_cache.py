@@ -8,11 +8,9 @@ index; a cache that does not answer slows the pages but does not break them."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from django.core.cache import cache
 from django.test import Client, override_settings
 
 from evaluator import services as evaluations
@@ -24,13 +22,6 @@ pytestmark = pytest.mark.django_db
 PAGES = ("/boards/problems/scale_shift/cpu/", "/boards/problems/scale_shift/cpu/?format=csv",
          "/boards/problems/scale_shift/cpu/?format=json&sort=user", "/boards/categories/l1/cpu/",
          "/boards/categories/l1/cpu/?format=csv&task_type=from_reference")
-
-
-@pytest.fixture(autouse=True)
-def empty_cache() -> Iterator[None]:
-    cache.clear()
-    yield
-    cache.clear()
 
 
 def texts(client: Client) -> list[str]:
