@@ -49,6 +49,8 @@ class Evaluation(models.Model):
             models.Index(fields=["finished_at", "id"], name="evaluations_by_finish"),
             # evaluations per state on a hardware page, read from the index alone
             models.Index(fields=["hardware", "state"], name="evaluations_by_hardware_state"),
+            # the last start (the pages' cache version: a claim changes what they show)
+            models.Index(fields=["started_at"], name="evaluations_by_start"),
         ]
 
     def __str__(self) -> str:
