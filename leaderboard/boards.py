@@ -195,15 +195,17 @@ def version(problems: Sequence[int], hardware: Hardware) -> str:
 
 
 def global_version() -> str:
-    """Changes whenever an agent board or the home page may: a new evaluation, one that finishes
-    (every way to finish sets finished_at: scoring, failing, cancelling), any entry's change (every
-    scored evaluation and review re-saves one), a new upload (the last agent submission), a new
-    problem or problem version (the current ones' number and last id). One query, on indexes."""
+    """Changes whenever the boards or pages keyed by it may: a new evaluation, one that starts (a
+    claim sets started_at), one that finishes (every way to finish sets finished_at: scoring,
+    failing, cancelling), any entry's change (every scored evaluation and review re-saves one), a
+    new upload (the last agent submission), a new problem or problem version (the current ones'
+    number and last id). One query, on indexes."""
     tables = {name: connection.ops.quote_name(model._meta.db_table) for name, model in (
         ("evaluation", Evaluation), ("entry", LeaderboardEntry), ("agent", AgentSubmission),
         ("problem", Problem))}
     with connection.cursor() as cursor:
         cursor.execute(f"SELECT (SELECT MAX(id) FROM {tables['evaluation']}), "
+                       f"(SELECT MAX(started_at) FROM {tables['evaluation']}), "
                        f"(SELECT MAX(finished_at) FROM {tables['evaluation']}), "
                        f"(SELECT MAX(updated) FROM {tables['entry']}), "
                        f"(SELECT MAX(id) FROM {tables['agent']}), "

@@ -8,6 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
@@ -107,39 +108,45 @@ def participant(request: HttpRequest, username: str) -> HttpResponse:
     user = get_user_model().objects.filter(username=username).select_related("profile").first()
     if user is None or not user.is_active:
         return _not_found(request, f"No participant is named {username!r}.")
+    number = request.GET.get("page")
+    # rendered once per change of anything the entries, agents or submissions show
+    content = page_cache.rendered("pages/_participant.html", lambda: _participant(user, number),
+                                  f"{user.pk}:{number}:{boards.global_version()}")
+    return render(request, "pages/participant.html", {
+        "participant": user, "team": getattr(getattr(user, "profile", None), "team", ""), "content": content,
+    })
+
+
+def _participant(user: AbstractBaseUser, number: str | None) -> dict[str, Any]:
     pages = Paginator(page_queries.submissions_of(user), HISTORY_PAGE)
     pages.count = page_queries.submission_count(user)  # instead of the paginator's own COUNT(*)
-    history = pages.get_page(request.GET.get("page"))
-    # Each part rendered once per change of what it shows: the ranks move with any entry's change
-    # (boards.global_version); a page of history with its submissions' evaluations.
-    shown = [(s.pk, [(e.pk, e.state, e.score, e.reward_hack) for e in s.evaluations.all()])
-             for s in history.object_list]
-    return render(request, "pages/participant.html", {
-        "participant": user, "team": getattr(getattr(user, "profile", None), "team", ""),
-        "agents": page_queries.agents_of(user),
-        "best_html": page_cache.rendered("pages/_participant_best.html",
-                                         lambda: {"entries": page_queries.entries_of(user)},
-                                         f"{user.pk}:{boards.global_version()}"),
-        "history_html": page_cache.rendered("pages/_participant_history.html",
-                                            lambda: {"participant": user, "history": history},
-                                            f"{user.pk}:{history.number}:{pages.num_pages}:{shown}"),
-    })
+    return {"participant": user, "entries": page_queries.entries_of(user),
+            "agents": page_queries.agents_of(user), "history": pages.get_page(number)}
 
 
 def agent(request: HttpRequest, owner: str, name: str) -> HttpResponse:
     user = get_user_model().objects.filter(username=owner, is_active=True).first()
-    # Logs can quote the solutions: shown only to whoever may read every source of the upload.
-    uploads = page_queries.agent_uploads(user, name, request.user) if user else []
-    if not uploads:
+    # Logs can quote the solutions: shown only to whoever may read every source of the upload,
+    # which the owner and staff may, and anyone else only where every source is public.
+    viewer = request.user
+    reads_all = viewer.is_authenticated and (viewer.is_staff or viewer.pk == getattr(user, "pk", None))
+    # rendered once per change of anything an upload shows (boards.global_version)
+    content = page_cache.cached(
+        f"agent-page:{getattr(user, 'pk', None)}:{name}:{reads_all}:{boards.global_version()}",
+        lambda: _agent(user, name, viewer) if user else "")
+    if not content:
         return _not_found(request, f"No agent named {name!r} was uploaded by {owner!r}.")
-    # rendered once per change of what the uploads show (their suites, states and visible logs)
-    shown = [(u.agent.pk, u.status, u.suites, u.logs_visible) for u in uploads]
-    return render(request, "pages/agent.html", {
-        "owner": user, "name": name, "latest": uploads[0].agent,
-        "solutions": page_queries.solutions_of(uploads[0].agent),
-        "uploads_html": page_cache.rendered(
-            "pages/_agent_uploads.html",
-            lambda: {"uploads": uploads, "best": page_queries.best_suites(uploads)}, f"{user.pk}:{shown}"),
+    return render(request, "pages/agent.html", {"owner": user, "name": name, "content": content})
+
+
+def _agent(owner: AbstractBaseUser, name: str, viewer: AbstractBaseUser | AnonymousUser) -> str:
+    """The page below the agent's name ("" when it has no upload)."""
+    uploads = page_queries.agent_uploads(owner, name, viewer)
+    if not uploads:
+        return ""
+    return render_to_string("pages/_agent.html", {
+        "owner": owner, "name": name, "latest": uploads[0].agent, "uploads": uploads,
+        "best": page_queries.best_suites(uploads), "solutions": page_queries.solutions_of(uploads[0].agent),
     })
 
 
