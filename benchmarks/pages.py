@@ -393,7 +393,7 @@ def summarize(samples: list[Sample], alone: list[Sample], seconds: float, seeded
                      "gunicorn_workers": args.web_workers, "users": args.users, "seed": args.seed,
                      "server": "gunicorn ops.timing:application, sync workers, DEBUG=0, "
                                "SOLARENA_LOG_FORMAT=json, X-Forwarded-Proto: https",
-                     "cache": f"CACHE_URL={args.cache_url} (emptied first)"},
+                     "cache": f"CACHE_URL={args.cache_url}, emptied first"},
         "seeded": {k: v for k, v in seeded.items() if k not in ("scored_submissions", "running_submissions")},
         "setup_seconds": round(setup_seconds, 1), "total_seconds": round(total_seconds, 1),
         "measure_seconds": round(seconds, 1), "requests_per_second": round(len(samples) / seconds, 1),
