@@ -29,10 +29,8 @@ from .timing import Sample, Timing, TimingOptions, measure, time_callable
 
 # An inside clock below this share of the outside one, on calls the outside clock puts above
 # CLOCK_FLOOR_MS, was tampered with (honest: the outside adds the output copy and messaging).
-# The floor is well above that messaging on a loaded host: an honest 10 us call measured 0.2 ms
-# from outside on a busy 2-core machine, which a lower floor called tampering.
 CLOCK_RATIO = 0.1
-CLOCK_FLOOR_MS = 1.0
+CLOCK_FLOOR_MS = 0.02
 HOST_SLACK_MS = 0.05  # clock-reading allowance when bounding reported times by the reporter's clock
 
 
