@@ -28,7 +28,9 @@ DATABASE = "solarena"
 def postgres() -> Iterator[PostgresServer]:
     bindir = postgres_bin()
     if bindir is None or not shutil.which("redis-server"):
-        pytest.skip("the fault tests start their own PostgreSQL and Redis: install both")
+        # The test command needs both anyway (scripts/services); a missing one must not pass as a skip.
+        pytest.fail("the fault tests start their own PostgreSQL and Redis servers: install both "
+                    "(postgresql and redis-server)")
     server = PostgresServer(bindir)
     try:
         server.start()
