@@ -125,8 +125,10 @@ class _NoGate:
 
 
 def time_batch(prepare: Prepare, invoke: Invoke, keep: Keep, count: int, device: torch.device,
-               timed: bool = True, gate: Gate | None = None) -> list[Sample]:
-    """Run `count` calls; when timed, one sample each. keep() runs after each call's window."""
+               timed: bool = True, gate: Gate | None = None, read_clock: bool = False) -> list[Sample]:
+    """Run `count` calls; when timed, one sample each. keep() runs after each call's window.
+    read_clock: read the SM clock after each call (the reporter's side only: it reads the clock of
+    the solution's calls itself and never takes it from their report)."""
     gate = gate or _NoGate()
     if not timed:
         for j in range(count):
@@ -138,7 +140,7 @@ def time_batch(prepare: Prepare, invoke: Invoke, keep: Keep, count: int, device:
             gate.close(j)
         return []
     if device.type == "cuda":
-        return _time_cuda(prepare, invoke, keep, count, device, gate)
+        return _time_cuda(prepare, invoke, keep, count, device, gate, read_clock)
     samples = []
     for j in range(count):
         args = prepare(j)
@@ -152,7 +154,7 @@ def time_batch(prepare: Prepare, invoke: Invoke, keep: Keep, count: int, device:
 
 
 def _time_cuda(prepare: Prepare, invoke: Invoke, keep: Keep, count: int,
-               device: torch.device, gate: Gate) -> list[Sample]:
+               device: torch.device, gate: Gate, read_clock: bool) -> list[Sample]:
     from torch.profiler import ProfilerActivity, profile, record_function
 
     flush = _l2_flush_buffer(device)
@@ -172,7 +174,7 @@ def _time_cuda(prepare: Prepare, invoke: Invoke, keep: Keep, count: int,
                 end.record()
                 torch.cuda.synchronize(device)
                 host.append((perf_counter() - t0) * 1e3)
-            clocks.append(sm_clock_mhz(device))
+            clocks.append(sm_clock_mhz(device) if read_clock else None)
             events.append((start, end))
             keep(j, result)
             gate.close(j)
@@ -206,7 +208,7 @@ def time_callable(prepare: Prepare, invoke: Invoke, verify: Keep, device: torch.
     def run_batch(first: int, count: int, timed: bool) -> list[Sample]:
         results: dict[int, Any] = {}
         samples = time_batch(lambda j: prepare(first + j), invoke, results.__setitem__, count, device,
-                             timed)
+                             timed, read_clock=True)
         for j in range(count):
             verify(first + j, results.pop(j))
         return samples
