@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from benchmark_db import recreate_database  # beside this script
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -182,17 +183,6 @@ def sandbox_env() -> dict[str, str]:
     if shutil.which("bwrap"):
         return {"SOLARENA_SANDBOX": "bubblewrap"}
     return {"SOLARENA_SANDBOX": "none", "SOLARENA_TRUSTED_WORKER": "1"}  # runs only this script's code
-
-
-def recreate_database(url: str, drop_only: bool = False) -> None:
-    import psycopg
-    from psycopg import sql
-
-    name = url.rsplit("/", 1)[1]
-    with psycopg.connect(url.rsplit("/", 1)[0] + "/postgres", autocommit=True) as conn:
-        conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
-        if not drop_only:
-            conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
 
 
 # Clients ------------------------------------------------------------------------------------

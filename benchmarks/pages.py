@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from benchmark_db import recreate_database  # beside this script
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -152,17 +153,6 @@ def flush_cache(url: str) -> None:
     import redis
 
     redis.Redis.from_url(url).flushdb()
-
-
-def recreate_database(url: str, drop_only: bool = False) -> None:
-    import psycopg
-    from psycopg import sql
-
-    name = url.rsplit("/", 1)[1]
-    with psycopg.connect(url.rsplit("/", 1)[0] + "/postgres", autocommit=True) as conn:
-        conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
-        if not drop_only:
-            conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
 
 
 def manage(env: dict[str, str], *args: str) -> None:
