@@ -32,7 +32,7 @@ def signup(request: HttpRequest) -> HttpResponse:
 def profile(request: HttpRequest) -> HttpResponse:
     profile_form = ProfileForm(request.POST or None, instance=services.profile_of(request.user))
     if request.method == "POST" and profile_form.is_valid():
-        profile_form.save()
+        services.set_team(request.user, profile_form.cleaned_data["team"])
         messages.success(request, "Profile saved.")
         return redirect("profile")
     return _profile_page(request, profile_form=profile_form)

@@ -23,7 +23,7 @@ from django.utils.safestring import mark_safe
 from . import boards
 from .boards import Column
 from .models import Category, Hardware, Problem
-from .page_cache import cached
+from .page_cache import cached, public_page, site_version
 
 FORMATS = ("html", "csv", "json")
 # Text a spreadsheet would run as a formula when a cell starts with it.
@@ -70,6 +70,7 @@ class Rows:
     key: str | None = None
 
 
+@public_page(site_version)
 def problem_board(request: HttpRequest, problem: str, hardware: str) -> HttpResponse:
     current = get_object_or_404(Problem.objects.select_related("category"), name=problem, is_current=True)
     hw, tabs = _hardware(hardware)
@@ -83,6 +84,7 @@ def problem_board(request: HttpRequest, problem: str, hardware: str) -> HttpResp
                     lambda slug: reverse("problem-board", args=[current.name, slug]))
 
 
+@public_page(site_version)
 def category_board(request: HttpRequest, category: str, hardware: str) -> HttpResponse:
     cat = get_object_or_404(Category, slug=category)
     hw, tabs = _hardware(hardware)
@@ -103,6 +105,7 @@ def category_board(request: HttpRequest, category: str, hardware: str) -> HttpRe
                     lambda slug: reverse("category-board", args=[cat.slug, slug]))
 
 
+@public_page(site_version)
 def agent_board(request: HttpRequest, hardware: str) -> HttpResponse:
     hw, tabs = _hardware(hardware)
     rows = Rows(boards.AGENT_COLUMNS, lambda: boards.agent_board(hw).rows,

@@ -21,7 +21,6 @@ from django.db.models import Count, F, Max, QuerySet, Sum, Window
 from django.db.models.functions import RowNumber
 
 from evaluator.harness.problem import TASK_TYPES
-from evaluator.models import Evaluation
 from submissions import suites
 from submissions.models import AgentSubmission
 
@@ -194,23 +193,35 @@ def version(problems: Sequence[int], hardware: Hardware) -> str:
     return f"{seen['n']}-{seen['evaluations'] or 0}-{last}"
 
 
+# What global_version reads, each on an index (or a table of a few rows). The PostgreSQL function
+# solarena_page_version() (migration leaderboard 0007) joins the same parts with '-': a function's
+# plan is kept by the connection, where this query would be planned again each time (most of its
+# cost). tests/pages/test_page_version.py checks that the two agree.
+VERSION_PARTS = (
+    "(SELECT MAX(id) FROM evaluator_evaluation)",
+    "(SELECT MAX(started_at) FROM evaluator_evaluation)",
+    "(SELECT MAX(finished_at) FROM evaluator_evaluation)",
+    "(SELECT MAX(updated) FROM leaderboard_leaderboardentry)",
+    "(SELECT MAX(id) FROM submissions_agentsubmission)",
+    "(SELECT COUNT(*) FROM leaderboard_problem WHERE is_current)",
+    "(SELECT MAX(id) FROM leaderboard_problem WHERE is_current)",
+    "(SELECT MAX(updated) FROM leaderboard_hardware)",
+    "(SELECT MAX(updated) FROM accounts_profile)",
+)
+
+
 def global_version() -> str:
     """Changes whenever the boards or pages keyed by it may: a new evaluation, one that starts (a
     claim sets started_at), one that finishes (every way to finish sets finished_at: scoring,
     failing, cancelling), any entry's change (every scored evaluation and review re-saves one), a
     new upload (the last agent submission), a new problem or problem version (the current ones'
-    number and last id). One query, on indexes."""
-    tables = {name: connection.ops.quote_name(model._meta.db_table) for name, model in (
-        ("evaluation", Evaluation), ("entry", LeaderboardEntry), ("agent", AgentSubmission),
-        ("problem", Problem))}
+    number and last id), a hardware's change (calibrated peaks) and a participant's new team name.
+    One query, on indexes."""
     with connection.cursor() as cursor:
-        cursor.execute(f"SELECT (SELECT MAX(id) FROM {tables['evaluation']}), "
-                       f"(SELECT MAX(started_at) FROM {tables['evaluation']}), "
-                       f"(SELECT MAX(finished_at) FROM {tables['evaluation']}), "
-                       f"(SELECT MAX(updated) FROM {tables['entry']}), "
-                       f"(SELECT MAX(id) FROM {tables['agent']}), "
-                       f"(SELECT COUNT(*) FROM {tables['problem']} WHERE is_current), "
-                       f"(SELECT MAX(id) FROM {tables['problem']} WHERE is_current)")
+        if connection.vendor == "postgresql":
+            cursor.execute("SELECT solarena_page_version()")
+            return cursor.fetchone()[0]
+        cursor.execute("SELECT " + ", ".join(VERSION_PARTS))
         return "-".join(str(value) for value in cursor.fetchone())
 
 

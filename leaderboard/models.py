@@ -17,6 +17,7 @@ class Hardware(models.Model):
     calibrated = models.JSONField(default=dict, blank=True,
                                   help_text="measured peaks that override the datasheet")
     active = models.BooleanField(default=True, help_text="accepts new evaluations")
+    updated = models.DateTimeField(auto_now=True, help_text="last change (part of the pages' version)")
 
     class Meta:
         ordering = ["slug"]

@@ -21,11 +21,13 @@ from evaluator.harness.problem import TASK_TYPES
 from . import boards, charts, page_cache, page_queries
 from .highlight import css, highlight
 from .models import Category, Hardware, Problem
+from .page_cache import public_page, site_version
 
 BOARD_ROWS = 25  # the problem page shows the top of each board; the board page has them all
 HISTORY_PAGE = 25
 
 
+@public_page(site_version)
 def problems(request: HttpRequest) -> HttpResponse:
     category, task_type = request.GET.get("category") or None, request.GET.get("task_type") or None
     categories = list(Category.objects.order_by("slug"))
@@ -46,6 +48,7 @@ def problems(request: HttpRequest) -> HttpResponse:
     })
 
 
+@public_page(lambda request, name: f"{site_version(request)}:{_hour():%Y-%m-%dT%H}")
 def problem(request: HttpRequest, name: str) -> HttpResponse:
     found = Problem.objects.filter(name=name, is_current=True).select_related("category").first()
     if found is None:
@@ -63,7 +66,7 @@ def problem(request: HttpRequest, name: str) -> HttpResponse:
     if selected:
         # rendered once per change of the board and once an hour: the chart holds the best score
         # level until the current hour
-        hour = timezone.now().replace(minute=0, second=0, microsecond=0)
+        hour = _hour()
         board_html = page_cache.rendered(
             "pages/_problem_board.html", lambda: _board(found, selected, hour),
             f"{found.pk}:{selected.pk}:{selected.version}:{hour.isoformat()}")
@@ -78,6 +81,10 @@ def problem(request: HttpRequest, name: str) -> HttpResponse:
             lambda: _details(found, tabs)),
         "highlight_css": css(),
     })
+
+
+def _hour() -> datetime:
+    return timezone.now().replace(minute=0, second=0, microsecond=0)
 
 
 def _board(problem: Problem, hardware: Hardware, now: datetime) -> dict[str, Any]:
@@ -104,6 +111,7 @@ def _details(problem: Problem, tabs: list[Hardware]) -> SafeString:
     })
 
 
+@public_page(site_version)
 def participant(request: HttpRequest, username: str) -> HttpResponse:
     user = get_user_model().objects.filter(username=username).select_related("profile").first()
     if user is None or not user.is_active:
@@ -124,6 +132,7 @@ def _participant(user: AbstractBaseUser, number: str | None) -> dict[str, Any]:
             "agents": page_queries.agents_of(user), "history": pages.get_page(number)}
 
 
+@public_page(site_version)
 def agent(request: HttpRequest, owner: str, name: str) -> HttpResponse:
     user = get_user_model().objects.filter(username=owner, is_active=True).first()
     # Logs can quote the solutions: shown only to whoever may read every source of the upload,
@@ -150,6 +159,7 @@ def _agent(owner: AbstractBaseUser, name: str, viewer: AbstractBaseUser | Anonym
     })
 
 
+@public_page(site_version)
 def hardware_list(request: HttpRequest) -> HttpResponse:
     shown = ("memory_bandwidth", "bfloat16", "float32", "float8")
     rows = []
@@ -159,6 +169,7 @@ def hardware_list(request: HttpRequest) -> HttpResponse:
     return render(request, "pages/hardware_list.html", {"rows": rows})
 
 
+@public_page(site_version)
 def hardware_detail(request: HttpRequest, slug: str) -> HttpResponse:
     hardware = Hardware.objects.filter(slug=slug).first()
     if hardware is None:

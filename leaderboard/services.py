@@ -9,6 +9,7 @@ from pathlib import Path
 
 from django.db import transaction
 from django.db.models import Max
+from django.utils import timezone
 
 from evaluator.harness import problem as spec
 from evaluator.harness.hidden import draw_hidden
@@ -49,7 +50,8 @@ def store_calibration(slug: str, peaks: object) -> dict[str, float]:
     for key, value in peaks.items():
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < float("inf"):
             raise ValueError(f"peak {key!r} must be a positive finite number, got {value!r}")
-    updated = Hardware.objects.filter(slug=slug).update(calibrated={k: float(v) for k, v in peaks.items()})
+    updated = Hardware.objects.filter(slug=slug).update(calibrated={k: float(v) for k, v in peaks.items()},
+                                                        updated=timezone.now())
     if not updated:
         raise ValueError(f"no hardware {slug!r}; run sync_problems first to load the hardware table")
     return {k: float(v) for k, v in peaks.items()}

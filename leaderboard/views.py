@@ -15,6 +15,7 @@ from evaluator.models import Evaluation
 from . import boards, page_cache
 from .board_views import BadRequest, bad_request, page_url, task_type_of
 from .models import Category, Hardware, Problem
+from .page_cache import public_page, site_version
 
 RECENT = 10
 
@@ -25,6 +26,7 @@ class OverviewCell:
     leader: boards.Leader | None
 
 
+@public_page(site_version)
 def home(request: HttpRequest) -> HttpResponse:
     try:
         task_type = task_type_of(request)

@@ -9,6 +9,7 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.db import connection
 from django.db.models import Prefetch, QuerySet, prefetch_related_objects
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -17,11 +18,17 @@ from django.views.decorators.http import require_POST
 
 from evaluator.models import Evaluation, WorkloadResult
 from leaderboard import page_cache
+from leaderboard.models import Problem
+from leaderboard.page_cache import public_page
 
 from . import detail_page, services
 from .forms import SubmissionForm
 from .models import Submission
 from .visibility import can_view_source
+
+# What the page shows of each evaluation, so what its rendering is cached under (the results come
+# once, when it is scored; progress moves while it runs).
+SHOWN = ("pk", "state", "attempts", "score", "reward_hack", "hack_marked_at", "error", "progress")
 
 
 @login_required
@@ -55,12 +62,29 @@ def submission_list(request: HttpRequest) -> HttpResponse:
     return render(request, "submissions/list.html", {"submissions": submissions})
 
 
+def _shown(submission_id: int) -> str | None:
+    """The version of a submission's page: what it shows of each evaluation (SHOWN), whether the
+    source is public and whether the problem's solutions are revealed; None for a missing
+    submission. Plain SQL: this runs on every view and every poll of the page."""
+    columns = ", ".join(f"e.{'id' if name == 'pk' else name}" for name in SHOWN)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT {columns}, s.published, p.solutions_revealed FROM {Evaluation._meta.db_table} e "
+            f"JOIN {Submission._meta.db_table} s ON s.id = e.submission_id "
+            f"JOIN {Problem._meta.db_table} p ON p.id = s.problem_id "
+            "WHERE e.submission_id = %s ORDER BY e.id", [submission_id])
+        rows = cursor.fetchall()
+    return repr(rows) if rows else None
+
+
+@public_page(lambda request, submission_id: _shown(submission_id))
 def submission_detail(request: HttpRequest, submission_id: int) -> HttpResponse:
     """Anyone may read a submission's page; the source and the messages that may quote it only
     where can_view_source allows, hidden workloads by verdict and score only."""
     return _detail(request, submission_id, "submissions/detail.html")
 
 
+@public_page(lambda request, submission_id: _shown(submission_id))
 def submission_live(request: HttpRequest, submission_id: int) -> HttpResponse:
     """The evaluations part of the page, which the page polls (htmx) while one is queued or running."""
     return _detail(request, submission_id, "submissions/_evaluations.html")
@@ -89,8 +113,7 @@ def _detail(request: HttpRequest, submission_id: int, template: str) -> HttpResp
     else:
         # Rendered once per change of what it shows of each evaluation (its results come once, when
         # it is scored): not at every view and every poll of a watched submission.
-        shown = [(e.pk, e.state, e.attempts, e.score, e.reward_hack, e.hack_marked_at, e.error, e.progress)
-                 for e in evaluations]
+        shown = [tuple(getattr(e, name) for name in SHOWN) for e in evaluations]
         part = page_cache.cached(f"submission-part:{submission.pk}:{details_visible}:{shown}",
                                  lambda: render_to_string("submissions/_evaluations.html",
                                                           {**context, "evaluations": prepared()}))

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from django.core.cache import cache
+from django.core.cache import caches
 
 from leaderboard.models import Hardware, Problem
 from tests.platform import factories
@@ -25,6 +25,8 @@ def cpu(db: Any) -> Hardware:
 
 @pytest.fixture(autouse=True)
 def empty_page_cache() -> Iterator[None]:
-    cache.clear()
+    for cache in caches.all():
+        cache.clear()
     yield
-    cache.clear()
+    for cache in caches.all():
+        cache.clear()
