@@ -81,6 +81,9 @@ def main() -> int:
     parser.add_argument("--reuse-database", action="store_true",
                         help="measure a database kept by an earlier run (migrated first), without seeding")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--writes", type=float, default=0.0,
+                        help="evaluations scored per second while the clients read (0: none): each "
+                             "moves the pages' versions, so pages are made again, not only served")
     parser.add_argument("--before", type=Path, help="an earlier run's JSON, compared in the Markdown")
     parser.add_argument("--suffix", default="", help="added to the report's file names")
     parser.add_argument("--note", default="", help="a sentence for the report (where it was measured)")
@@ -116,7 +119,8 @@ def main() -> int:
         alone, _ = measure(web, urls, args.alone, 1, args.seed)
         load = os.getloadavg()[0]
         print(f"{args.clients} clients, {args.requests} requests per page kind", flush=True)
-        samples, seconds = measure(web, urls, args.requests, args.clients, args.seed)
+        with Churn(args.writes, seeded, args.seed) as churn:
+            samples, seconds = measure(web, urls, args.requests, args.clients, args.seed)
     finally:
         stop(web)
         from django.db import connections
@@ -126,6 +130,7 @@ def main() -> int:
             recreate_database(args.database_url, drop_only=True)
     report = summarize(samples, alone, seconds, seeded, args, setup_seconds, time.monotonic() - started)
     report["load_average_before"] = round(load, 1)
+    report["writes"] = {"per_second": args.writes, "done": churn.done}
     written = write_report(args.out_dir, report, args)
     print(written.read_text())
     return 0 if report["targets_met"] else 1
@@ -339,6 +344,55 @@ def measure(web: Web, urls: dict[str, list[str]], per_kind: int, clients: int,
     return samples, time.perf_counter() - started
 
 
+class Churn:
+    """What a busy deployment writes while its pages are read: `per_second` times a second, a queued
+    evaluation is scored and one h200 leaderboard entry is saved again with one more submission, as
+    rankings.py saves an entry for every scored evaluation that is not a new best. Each write moves
+    boards.global_version and one board's version, so every page kind is made again (from its
+    cached parts where those did not change) once after each write, per web process. The
+    evaluations whose pages are asked for are left alone. Changes the database (a kept one too)."""
+
+    def __init__(self, per_second: float, seeded: dict[str, Any], seed: int) -> None:
+        self.per_second, self.done = per_second, 0
+        self.avoid = set(seeded["scored_submissions"]) | set(seeded["running_submissions"])
+        self.rng = random.Random(seed)
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self.run)
+
+    def __enter__(self) -> Churn:
+        if self.per_second > 0:
+            self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop.set()
+        if self.thread.is_alive():
+            self.thread.join()
+
+    def run(self) -> None:
+        from django.db import connection, transaction
+        from django.db.models import F
+        from django.utils import timezone
+
+        from evaluator.models import Evaluation
+        from leaderboard.models import LeaderboardEntry
+
+        queued = list(Evaluation.objects.filter(state=Evaluation.QUEUED)
+                      .exclude(submission_id__in=self.avoid).values_list("pk", flat=True))
+        entries = list(LeaderboardEntry.objects.filter(hardware__slug="h200").values_list("pk", flat=True))
+        try:
+            while queued and not self.stop.wait(1 / self.per_second):
+                now = timezone.now()
+                with transaction.atomic():
+                    Evaluation.objects.filter(pk=queued.pop()).update(
+                        state=Evaluation.SCORED, started_at=now, finished_at=now, score=self.rng.random())
+                    LeaderboardEntry.objects.filter(pk=self.rng.choice(entries)).update(
+                        updated=now, submissions=F("submissions") + 1)
+                self.done += 1
+        finally:
+            connection.close()
+
+
 # The report ----------------------------------------------------------------------------------
 
 
@@ -438,6 +492,12 @@ def render(r: dict[str, Any], before: dict[str, Any] | None) -> str:
         f"({r['trivial_p95_ms']} ms here) and under {TARGET_MS:g} ms: **{verdict}**.",
         "",
         *([f"**{r['note']}**", ""] if r["note"] else []),
+        *([f"- writes while the clients read: {r['writes']['done']} evaluations scored, "
+           f"{r['writes']['per_second']:g} a second, each also saving a leaderboard entry again "
+           "(`Churn` in the script): every page kind is made again after each write", ]
+          if r.get("writes", {}).get("per_second") else
+          ["- no writes while the clients read: after the warm-up every anonymous page is served "
+           "from its kept copy (run with --writes to see pages made again under the reads)"]),
         f"- machine: {r['machine']}",
         f"- load average (1 min) just before the concurrent run: {r.get('load_average_before', '?')}",
         f"- {r['requests_per_second']} requests/s over {r['measure_seconds']} s; the whole run "
