@@ -23,6 +23,7 @@ import argparse
 import json
 import os
 import platform
+import re
 import secrets
 import shutil
 import signal
@@ -48,6 +49,7 @@ sys.path.insert(0, str(ROOT))
 SUBMISSIONS = "/api/v1/submissions/"
 SOLUTION = "import torch\n\n\ndef run(x, bias):\n    return x * 2.0 + bias[None, :]\n"
 TARGET_P95_MS = 200.0
+SERVER_TIMING = re.compile(r"app;dur=(?P<app>[\d.]+)")
 
 
 @dataclass
@@ -60,6 +62,8 @@ class Attempt:
     latency_ms: float
     submission: int | None = None
     reason: str = ""
+    sent_s: float = 0.0  # when it was sent, seconds after the first client started
+    server_ms: float | None = None  # the request's time inside Django (Server-Timing)
 
 
 @dataclass
@@ -135,8 +139,9 @@ class Stack:
         self.wait_until("redis", lambda: socket.create_connection(("127.0.0.1", self.redis_port), 1).close())
 
     def start_web(self, workers: int) -> None:
-        # As docker/web.Dockerfile runs it; sync workers, one request each at a time.
-        self.start("web", [sys.executable, "-m", "gunicorn", "solarena.wsgi:application",
+        # As docker/web.Dockerfile runs it (sync workers, one request each at a time), through
+        # ops.timing, whose Server-Timing header tells the server's part of each latency.
+        self.start("web", [sys.executable, "-m", "gunicorn", "ops.timing:application",
                            "--bind", f"127.0.0.1:{self.web_port}", "--workers", str(workers),
                            "--graceful-timeout", "30"])
         self.wait_until("web", lambda: httpx.get(f"{self.url}/livez", timeout=2).raise_for_status())
@@ -188,6 +193,36 @@ def sandbox_env() -> dict[str, str]:
 # Clients ------------------------------------------------------------------------------------
 
 
+def warm_up(url: str, tokens: list[str], workers: int) -> list[float]:
+    """Before the clock starts, as after any deploy once the first requests came: each gunicorn
+    worker imports the views, connects to PostgreSQL and Redis on its first requests (up to ~3 s
+    on two cores). Requests that store nothing: the caller's submissions list, and a submission
+    of an unknown problem (a 400, after authentication, throttling and validation). Returns their
+    latencies in ms."""
+    latencies: list[float] = []
+    lock = threading.Lock()
+    bad = {"problem": "no-such-problem", "hardware": ["cpu"], "language": "python",
+           "sources": {"solution.py": SOLUTION}, "entry": "solution.py"}
+
+    def client(token: str) -> None:
+        with httpx.Client(base_url=url, headers={"Authorization": f"Bearer {token}"}, timeout=120) as http:
+            for _ in range(5):
+                for send in (lambda: http.get(SUBMISSIONS), lambda: http.post(SUBMISSIONS, json=bad)):
+                    started = time.perf_counter()
+                    status = send().status_code
+                    if status not in (200, 400):
+                        raise SystemExit(f"warm-up request answered {status}")
+                    with lock:
+                        latencies.append((time.perf_counter() - started) * 1e3)
+
+    threads = [threading.Thread(target=client, args=(token,)) for token in tokens[:2 * workers]]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return latencies
+
+
 def submit_all(url: str, tokens: list[str], total: int, first: int = 0,
                rate: float = 0) -> tuple[list[Attempt], float]:
     """One thread per token, each POSTing until `total` submissions were sent; the wall seconds.
@@ -212,6 +247,7 @@ def submit_all(url: str, tokens: list[str], total: int, first: int = 0,
                     time.sleep(max(0.0, due - time.perf_counter()))
                     due += interval
                 attempt = submit(http, n, index)
+                attempt.sent_s = round(time.perf_counter() - started - attempt.latency_ms / 1e3, 3)
                 with lock:
                     attempts.append(attempt)
 
@@ -233,9 +269,11 @@ def submit(http: httpx.Client, n: int, client: int) -> Attempt:
         return Attempt(n, client, None, (time.perf_counter() - started) * 1e3,
                        reason=f"{type(exc).__name__}: {exc}")
     latency = (time.perf_counter() - started) * 1e3
+    timing = SERVER_TIMING.match(response.headers.get("server-timing", ""))
+    server = float(timing["app"]) if timing else None
     if response.status_code == 201:
-        return Attempt(n, client, 201, latency, submission=response.json()["id"])
-    return Attempt(n, client, response.status_code, latency, reason=response.text[:500])
+        return Attempt(n, client, 201, latency, submission=response.json()["id"], server_ms=server)
+    return Attempt(n, client, response.status_code, latency, reason=response.text[:500], server_ms=server)
 
 
 # Checks -------------------------------------------------------------------------------------
@@ -403,6 +441,8 @@ def run(stack: Stack, args: argparse.Namespace) -> dict[str, Any]:
     stack.start("sweeper", [sys.executable, "manage.py", "sweep_evaluations", "--loop", "10"])
 
     print(f"{args.clients} clients sending {args.submissions} submissions to {stack.url}", flush=True)
+    cold = warm_up(stack.url, tokens, args.web_workers)
+    print(f"warmed up: {len(cold)} requests, slowest {max(cold):.0f} ms", flush=True)
     attempts, send_seconds = submit_all(stack.url, tokens, args.submissions, rate=args.rate)
     accepted = [a for a in attempts if a.status == 201]
     print(f"sent in {send_seconds:.1f} s; waiting for the evaluations", flush=True)
@@ -413,7 +453,10 @@ def run(stack: Stack, args: argparse.Namespace) -> dict[str, Any]:
         stack.stop(worker)
 
     scored = run_scored(stack, args, expect_results) if args.scored else None
+    report_cold = {"requests": len(cold), "max_ms": round(max(cold), 1),
+                   "p50_ms": round(percentile(cold, 0.5), 1)}
     latencies = [a.latency_ms for a in accepted]
+    servers = [a.server_ms for a in accepted if a.server_ms is not None]
     refusals = Counter(f"{a.status}: {a.reason[:160]}" for a in attempts if a.status != 201)
     return {
         "date": datetime.now().strftime("%Y-%m-%d"),
@@ -434,6 +477,12 @@ def run(stack: Stack, args: argparse.Namespace) -> dict[str, Any]:
                        "p99": round(percentile(latencies, 0.99), 1),
                        "max": round(max(latencies, default=0), 1),
                        "mean": round(statistics.fmean(latencies), 1) if latencies else None},
+        "server_ms": {"p50": round(percentile(servers, 0.5), 1), "p95": round(percentile(servers, 0.95), 1),
+                      "p99": round(percentile(servers, 0.99), 1), "max": round(max(servers, default=0), 1)},
+        "warm_up": report_cold,
+        "slowest": [{"n": a.n, "sent_s": a.sent_s, "latency_ms": round(a.latency_ms, 1),
+                     "server_ms": a.server_ms, "status": a.status}
+                    for a in sorted(attempts, key=lambda a: -a.latency_ms)[:20]],
         "drain_seconds_after_sending": round(drain_seconds, 1),
         "evaluations_per_second": round(len(accepted) / total_seconds, 1) if total_seconds else None,
         "checks": asdict(checks),
@@ -516,6 +565,16 @@ def render(r: dict[str, Any]) -> str:
         f"**{r['accepted_per_second']} accepted/s**",
         f"- accept latency: p50 **{lat['p50']} ms**, p95 **{lat['p95']} ms**, p99 {lat['p99']} ms, "
         f"max {lat['max']} ms (mean {lat['mean']} ms)",
+        *([f"- before the clock: {r['warm_up']['requests']} warm-up requests that store nothing "
+           f"(each web worker's first requests import the views and connect to PostgreSQL and Redis): "
+           f"p50 {r['warm_up']['p50_ms']} ms, slowest {r['warm_up']['max_ms']} ms"]
+          if r.get("warm_up") else []),
+        *([f"- of which inside Django (Server-Timing): p50 {r['server_ms']['p50']} ms, p95 "
+           f"{r['server_ms']['p95']} ms, p99 {r['server_ms']['p99']} ms, max {r['server_ms']['max']} ms; "
+           "the rest is the wait for a free gunicorn worker and the connection",
+           "- slowest five (sent at s: latency / server ms): " + "; ".join(
+               f"{a['sent_s']}: {a['latency_ms']} / {a['server_ms']}" for a in r["slowest"][:5])]
+          if r.get("server_ms") else []),
         *([f"- clients that never pause queue behind each other: latency is about clients / accepted "
            f"per second = {1000 * s['clients'] / r['accepted_per_second']:.0f} ms here, whatever the "
            "code; `--rate` measures it below saturation"] if not s["rate"] and r["accepted_per_second"]
