@@ -109,7 +109,7 @@ def category_board(request: HttpRequest, category: str, hardware: str) -> HttpRe
 def agent_board(request: HttpRequest, hardware: str) -> HttpResponse:
     hw, tabs = _hardware(hardware)
     rows = Rows(boards.AGENT_COLUMNS, lambda: boards.agent_board(hw).rows,
-                f"agents:{hw.pk}:{boards.global_version()}")
+                f"agents:{hw.pk}:{site_version(request)}")
     return _respond(request, rows, "leaderboard/board_agents.html", {"hardware": hw, "all_hardware": tabs},
                     {"board": "agents", "hardware": hw.slug},
                     lambda slug: reverse("agent-board", args=[slug]))

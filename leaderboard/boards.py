@@ -24,7 +24,6 @@ from evaluator.harness.problem import TASK_TYPES
 from submissions import suites
 from submissions.models import AgentSubmission
 
-from . import page_cache
 from .models import Category, Hardware, LeaderboardEntry, Problem
 from .rankings import RANK_ORDER
 
@@ -311,8 +310,7 @@ class Overview:
 
 def overview(task_type: str | None = None) -> Overview:
     """Leaders of every category board at once (the database ranks them), and the counts: six
-    queries, or four when the leaders and counts are cached under the current problems and
-    global_version."""
+    queries (the home page keeps what it renders from them under global_version)."""
     problems = Problem.objects.filter(is_current=True)
     if task_type:
         problems = problems.filter(task_type=task_type)
@@ -321,8 +319,7 @@ def overview(task_type: str | None = None) -> Overview:
         ids.setdefault(category, []).append(problem)
     sizes = {category: len(members) for category, members in ids.items()}
     categories = list(Category.objects.filter(pk__in=list(sizes)))
-    key = f"overview:{task_type}:{sorted(ids.items())}:{global_version()}"
-    leaders, participants, agents = page_cache.cached(key, lambda: _leaders_and_counts(problems, sizes))
+    leaders, participants, agents = _leaders_and_counts(problems, sizes)
     used = {hw for _, hw in leaders}
     hardware = [hw for hw in Hardware.objects.all() if hw.active or hw.pk in used]
     return Overview(categories, hardware, leaders, sum(sizes.values()), participants, agents)

@@ -26,6 +26,8 @@ from django.http import HttpRequest, HttpResponse
 from django.template.loader import render_to_string
 from django.utils.safestring import SafeString
 
+from .boards import global_version
+
 SECONDS = 300
 T = TypeVar("T")
 View = Callable[..., HttpResponse]
@@ -131,7 +133,9 @@ def _keepable(request: HttpRequest, response: HttpResponse) -> bool:
 
 
 def site_version(request: HttpRequest, *args: Any, **kwargs: Any) -> str:
-    """The version of a page made of the boards and the counts (boards.global_version)."""
-    from .boards import global_version
-
-    return global_version()
+    """The version of a page made of the boards and the counts (boards.global_version), read once
+    per request: public_page's key and the view's cached parts use the same one."""
+    stamp = getattr(request, "_site_version", None)
+    if stamp is None:
+        stamp = request._site_version = global_version()  # type: ignore[attr-defined]
+    return stamp

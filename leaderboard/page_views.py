@@ -18,7 +18,7 @@ from django.utils.safestring import SafeString
 
 from evaluator.harness.problem import TASK_TYPES
 
-from . import boards, charts, page_cache, page_queries
+from . import charts, page_cache, page_queries
 from .highlight import css, highlight
 from .models import Category, Hardware, Problem
 from .page_cache import public_page, site_version
@@ -41,7 +41,7 @@ def problems(request: HttpRequest) -> HttpResponse:
     table = page_cache.rendered(
         "pages/_problems_table.html",
         lambda: {"problems": list(page_queries.current_problems(category, task_type))},
-        f"{category}:{task_type}:{boards.global_version()}")
+        f"{category}:{task_type}:{site_version(request)}")
     return render(request, "pages/problems.html", {
         "table": table, "categories": categories, "task_types": TASK_TYPES, "category": category,
         "task_type": task_type,
@@ -119,7 +119,7 @@ def participant(request: HttpRequest, username: str) -> HttpResponse:
     number = request.GET.get("page")
     # rendered once per change of anything the entries, agents or submissions show
     content = page_cache.rendered("pages/_participant.html", lambda: _participant(user, number),
-                                  f"{user.pk}:{number}:{boards.global_version()}")
+                                  f"{user.pk}:{number}:{site_version(request)}")
     return render(request, "pages/participant.html", {
         "participant": user, "team": getattr(getattr(user, "profile", None), "team", ""), "content": content,
     })
@@ -141,7 +141,7 @@ def agent(request: HttpRequest, owner: str, name: str) -> HttpResponse:
     reads_all = viewer.is_authenticated and (viewer.is_staff or viewer.pk == getattr(user, "pk", None))
     # rendered once per change of anything an upload shows (boards.global_version)
     content = page_cache.cached(
-        f"agent-page:{getattr(user, 'pk', None)}:{name}:{reads_all}:{boards.global_version()}",
+        f"agent-page:{getattr(user, 'pk', None)}:{name}:{reads_all}:{site_version(request)}",
         lambda: _agent(user, name, viewer) if user else "")
     if not content:
         return _not_found(request, f"No agent named {name!r} was uploaded by {owner!r}.")
@@ -174,7 +174,7 @@ def hardware_detail(request: HttpRequest, slug: str) -> HttpResponse:
     hardware = Hardware.objects.filter(slug=slug).first()
     if hardware is None:
         return _not_found(request, f"No hardware {slug!r}; see the hardware list.")
-    version = boards.global_version()
+    version = site_version(request)
     counts = page_queries.evaluation_counts(hardware, version)
     # rendered once per change of the hardware's figures, its counts, or its boards (the version)
     shown = (hardware.name, hardware.vendor, hardware.active, hardware.memory_gb, hardware.l2_bytes,

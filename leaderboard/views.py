@@ -38,7 +38,7 @@ def home(request: HttpRequest) -> HttpResponse:
     if task_type:
         problems = problems.filter(task_type=task_type)
     shown = (sorted(problems.values_list("category_id", "pk")),
-             list(Hardware.objects.order_by("pk").values_list("pk", "active")), boards.global_version())
+             list(Hardware.objects.order_by("pk").values_list("pk", "active")), site_version(request))
     content = page_cache.rendered("leaderboard/_home.html", lambda: _content(task_type),
                                   f"{task_type}:{shown}")
     return render(request, "leaderboard/home.html", {"content": content})

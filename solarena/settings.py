@@ -150,18 +150,17 @@ SOLARENA_METRICS_TOKEN = env_str("SOLARENA_METRICS_TOKEN", "")
 # Throttle counters live in the cache: a deployment with several web processes points CACHE_URL
 # at Redis so they share them.
 CACHE_URL = env_str("CACHE_URL", "locmem://")
-CACHES = {
-    "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": CACHE_URL}
-    if CACHE_URL.startswith(("redis://", "rediss://"))
-    else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
-}
 if CACHE_URL.startswith(("redis://", "rediss://")):
-    # Each web process keeps its own copies of the pages it served most lately (leaderboard/
-    # page_cache.py): a page read again is served without a round trip to Redis. At most
-    # SOLARENA_LOCAL_PAGES pages of up to some 100 KB each per process.
-    CACHES["pages-local"] = {"BACKEND": "django.core.cache.backends.locmem.LocMemCache",
-                             "LOCATION": "pages-local",
-                             "OPTIONS": {"MAX_ENTRIES": env_int("SOLARENA_LOCAL_PAGES", 500)}}
+    CACHES = {
+        "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": CACHE_URL},
+        # Each web process keeps its own copies of the pages it served most lately (leaderboard/
+        # page_cache.py): a page read again is served without a round trip to Redis. At most
+        # SOLARENA_LOCAL_PAGES pages of up to some 100 KB each per process.
+        "pages-local": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "pages-local",
+                        "OPTIONS": {"MAX_ENTRIES": env_int("SOLARENA_LOCAL_PAGES", 500)}},
+    }
+else:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
 # Where bundled problems live and the secret hidden workloads are drawn with.
 PROBLEMS_DIR = Path(env_str("SOLARENA_PROBLEMS_DIR", str(BASE_DIR / "problems")))
