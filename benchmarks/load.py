@@ -22,8 +22,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
-import re
 import secrets
 import shutil
 import signal
@@ -42,14 +40,13 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from benchmark_db import recreate_database  # beside this script
+from common import machine, percentile, recreate_database, server_timing  # beside this script
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 SUBMISSIONS = "/api/v1/submissions/"
 SOLUTION = "import torch\n\n\ndef run(x, bias):\n    return x * 2.0 + bias[None, :]\n"
 TARGET_P95_MS = 200.0
-SERVER_TIMING = re.compile(r"app;dur=(?P<app>[\d.]+)")
 
 
 @dataclass
@@ -269,8 +266,8 @@ def submit(http: httpx.Client, n: int, client: int) -> Attempt:
         return Attempt(n, client, None, (time.perf_counter() - started) * 1e3,
                        reason=f"{type(exc).__name__}: {exc}")
     latency = (time.perf_counter() - started) * 1e3
-    timing = SERVER_TIMING.match(response.headers.get("server-timing", ""))
-    server = float(timing["app"]) if timing else None
+    timing = server_timing(response.headers.get("server-timing", ""))
+    server = timing.app_ms if timing else None
     if response.status_code == 201:
         return Attempt(n, client, 201, latency, submission=response.json()["id"], server_ms=server)
     return Attempt(n, client, response.status_code, latency, reason=response.text[:500], server_ms=server)
@@ -377,11 +374,6 @@ def check(attempts: list[Attempt], tokens_users: dict[int, int], worker_logs: st
 
 def histogram(values: Iterable[int]) -> dict[str, int]:
     return {str(k): v for k, v in sorted(Counter(values).items())}
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))] if ordered else float("nan")
 
 
 def main() -> int:
@@ -513,13 +505,6 @@ def run_scored(stack: Stack, args: argparse.Namespace, expect_results: int) -> d
         checks.problems.append(f"{args.scored - len(ids)} of the scored phase's submissions were refused")
     return {"submissions": args.scored, "harness_workers": 2, "seconds_until_all_scored": round(seconds, 1),
             "states": checks.states, "problems": checks.problems}
-
-
-def machine() -> str:
-    load = os.getloadavg()
-    return (f"{platform.node()}, {platform.machine()}, {os.cpu_count()} CPUs, {platform.system()} "
-            f"{platform.release()}, Python {platform.python_version()}; load average at the end "
-            f"{load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} (1 / 5 / 15 min)")
 
 
 def write_report(out_dir: Path, report: dict[str, Any]) -> Path:

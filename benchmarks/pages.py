@@ -21,9 +21,7 @@ import gc
 import json
 import logging
 import os
-import platform
 import random
-import re
 import secrets
 import signal
 import socket
@@ -39,13 +37,12 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from benchmark_db import recreate_database  # beside this script
+from common import machine, percentile, recreate_database, server_timing  # beside this script
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 TARGET_RATIO, TARGET_MS = 3.0, 50.0
 TRIVIAL = "trivial (/livez)"
-TIMING = re.compile(r'app;dur=(?P<app>[\d.]+), db;dur=(?P<db>[\d.]+);desc="(?P<queries>\d+) queries"')
 # What a TLS proxy in front sets (docs/deploy.md): pages are served, not redirected to HTTPS.
 HEADERS = {"X-Forwarded-Proto": "https"}
 
@@ -296,10 +293,9 @@ def fetch(http: httpx.Client, kind: str, url: str) -> Sample:
     started = time.perf_counter()
     response = http.get(url)
     client_ms = (time.perf_counter() - started) * 1e3
-    timing = TIMING.fullmatch(response.headers.get("server-timing", ""))
-    return Sample(kind, url, response.status_code, client_ms,
-                  float(timing["app"]) if timing else None, float(timing["db"]) if timing else None,
-                  int(timing["queries"]) if timing else None, len(response.content))
+    timing = server_timing(response.headers.get("server-timing", ""))
+    return Sample(kind, url, response.status_code, client_ms, timing.app_ms if timing else None,
+                  timing.db_ms if timing else None, timing.queries if timing else None, len(response.content))
 
 
 def warm(web: Web, urls: dict[str, list[str]]) -> None:
@@ -396,11 +392,6 @@ class Churn:
 # The report ----------------------------------------------------------------------------------
 
 
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))] if ordered else float("nan")
-
-
 def summarize(samples: list[Sample], alone: list[Sample], seconds: float, seeded: dict[str, Any],
               args: argparse.Namespace, setup_seconds: float, total_seconds: float) -> dict[str, Any]:
     by_kind: dict[str, list[Sample]] = {kind: [] for kind in dict.fromkeys(s.kind for s in samples)}
@@ -444,13 +435,6 @@ def summarize(samples: list[Sample], alone: list[Sample], seconds: float, seeded
         "trivial_p95_ms": round(trivial_p95, 2), "kinds": kinds,
         "targets_met": all(k["met"] for k in kinds.values()),
     }
-
-
-def machine() -> str:
-    load = os.getloadavg()
-    return (f"{platform.node()}, {platform.machine()}, {os.cpu_count()} CPUs, {platform.system()} "
-            f"{platform.release()}, Python {platform.python_version()}; load average at the end "
-            f"{load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} (1 / 5 / 15 min)")
 
 
 def write_report(out_dir: Path, report: dict[str, Any], args: argparse.Namespace) -> Path:
