@@ -21,6 +21,7 @@ from evaluator.harness import status
 from evaluator.jobs import spec_path
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
+SAFE_PATH_FLAGS = ("-P", "-s")
 
 
 @dataclass(frozen=True)
@@ -31,9 +32,10 @@ class SuperviseOptions:
     cpu_interpreter: bool = False  # run Triton kernels with TRITON_INTERPRET=1
     python: str = sys.executable
     backend: str = "none"
-    memory_bytes: int | None = 32 << 30  # host memory of the whole sandboxed tree
+    memory_bytes: int | None = 32 << 30  # host memory of the whole sandbox, its tmpfs files included
     max_processes: int | None = 64  # processes in the sandboxed tree
     max_open_files: int | None = 4096
+    job_dir_bytes: int | None = sandbox.JOB_DIR_BYTES  # disk used in the job directory
 
 
 @dataclass
@@ -76,9 +78,8 @@ def run_harness(
             break
         outcome.attempts += 1
         watcher = _Watcher(results_path, options, progress)
-        python = "python" if options.backend == "docker" else options.python  # the image's own
-        argv = [python, "-m", "evaluator.harness", str(job_dir), "--skip", *outcome.results]
-        run = backend.run(argv, job_dir, _limits(options, left), _environment(job_dir, options),
+        run = backend.run(harness_argv(options, job_dir, list(outcome.results)), job_dir,
+                          _limits(options, left), _environment(job_dir, options),
                           watchdog=watcher.stalled, stdin_data=spec, stdout_path=results_path)
         watcher.read_new()
         outcome.environment = watcher.environment or outcome.environment
@@ -168,19 +169,28 @@ class _Watcher:
             self.progress(event)
 
 
+def harness_argv(options: SuperviseOptions, job_dir: Path, skip: list[str]) -> list[str]:
+    """The trusted reporter's command. -P: neither the working directory nor a script's directory
+    goes on sys.path; -s: no user site-packages (HOME is the job directory, which the solution
+    writes). multiprocessing passes both on to the solution's process."""
+    python = "python" if options.backend == "docker" else options.python  # the image's own
+    return [python, *SAFE_PATH_FLAGS, "-m", "evaluator.harness", str(job_dir), "--skip", *skip]
+
+
 def results_path_for(job_dir: Path) -> Path:
     return job_dir.with_name(job_dir.name + ".results.jsonl")
 
 
 def _limits(options: SuperviseOptions, wall_seconds: float) -> sandbox.Limits:
     return sandbox.Limits(wall_seconds=wall_seconds, memory_bytes=options.memory_bytes,
-                          max_processes=options.max_processes, max_open_files=options.max_open_files)
+                          max_processes=options.max_processes, max_open_files=options.max_open_files,
+                          job_dir_bytes=options.job_dir_bytes)
 
 
 def _died_verdict(run: sandbox.RunResult, watcher: _Watcher, options: SuperviseOptions) -> dict[str, Any]:
     if run.ended_by in ("timeout", "watchdog"):
         return _verdict(status.TIMEOUT, watcher.reason or "the evaluation's time limit was reached")
-    if run.ended_by in ("memory", "processes"):
+    if run.ended_by in ("memory", "processes", "disk"):
         return _verdict(status.RUNTIME_ERROR, run.reason)
     if run.signal:
         how = f"the process was killed by signal {run.signal}"
@@ -200,6 +210,9 @@ def _environment(job_dir: Path, options: SuperviseOptions) -> dict[str, str]:
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "HOME": str(job_dir),
         "PYTHONPATH": str(PROJECT_ROOT),
+        # The flags of harness_argv for every interpreter started inside, whoever starts it.
+        "PYTHONSAFEPATH": "1",
+        "PYTHONNOUSERSITE": "1",
         "PYTHONDONTWRITEBYTECODE": "1",
         "PYTHONUNBUFFERED": "1",
         "TRITON_CACHE_DIR": str(job_dir / ".triton"),

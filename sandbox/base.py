@@ -8,15 +8,19 @@ from pathlib import Path
 from typing import Protocol
 
 OUTPUT_CAP = 64 * 1024  # bytes of stdout/stderr kept
+JOB_DIR_BYTES = 4 << 30  # default size limit of the job directory (caches and builds included)
 
 
 @dataclass(frozen=True)
 class Limits:
     wall_seconds: float = 1800.0
     cpu_seconds: float | None = None
-    memory_bytes: int | None = None  # resident memory of the whole process tree
+    # Memory of the whole sandbox: resident memory of the process tree plus the files in its
+    # private memory-backed filesystems (/tmp, /dev/shm), which a per-process count misses.
+    memory_bytes: int | None = None
     max_processes: int | None = None  # processes in the tree (threads count towards RLIMIT_NPROC)
     max_open_files: int | None = 4096
+    job_dir_bytes: int | None = JOB_DIR_BYTES  # disk used in the job directory (its quota)
 
 
 @dataclass(frozen=True)
@@ -25,7 +29,8 @@ class RunResult:
     stdout: str
     stderr: str
     wall_seconds: float
-    # "exit", "timeout", "watchdog", "memory" or "processes" (a limit of the tree was reached)
+    # "exit", "timeout", "watchdog", or the limit of the sandbox that was reached: "memory",
+    # "processes" or "disk" (the job directory's quota)
     ended_by: str
     signal: int | None = None
     reason: str = ""  # why it was ended, for people: names the limit
@@ -53,9 +58,12 @@ class Backend(Protocol):
         stdin_data: bytes = b"",
         stdout_path: Path | None = None,
     ) -> RunResult:
-        """Run argv with job_dir as its working directory (the only writable place besides a
-        private tmp). stdin_data is fed to its standard input and then closed; with stdout_path
-        its standard output goes to that file, live (RunResult.stdout is then empty)."""
+        """Run argv on job_dir, the only writable place besides a private tmp. The working
+        directory is not job_dir but one the command cannot write (an empty read-only one under
+        bubblewrap, the read-only root under docker; under `none` a fresh empty one, which
+        the same user could still write), so a trusted interpreter finds nothing planted there.
+        stdin_data is fed to its standard input and then closed; with stdout_path its standard
+        output goes to that file, live (RunResult.stdout is then empty)."""
         ...
 
 

@@ -1,12 +1,12 @@
 """The `docker` backend, for production GPU hosts: one throwaway container per harness run, made
-from the evaluator image (docker/evaluator.Dockerfile). No network, a read-only root, a small
-private /tmp, no capabilities, no privilege gain, a non-root user, cgroup limits on memory,
-tasks and CPU, rlimits on open files and CPU time, only the job directory of the host mounted
-(its problem/ part read-only), an environment holding only the job's variables, and only the
-job's GPUs, requested by device id.
+from the evaluator image (docker/evaluator.Dockerfile). No network, a read-only root (the
+working directory), a small private /tmp, no capabilities, no privilege gain, a non-root user,
+cgroup limits on memory (which the tmpfs /tmp counts against), tasks and CPU, rlimits on open
+files and CPU time, only the job directory of the host mounted (its problem/ part read-only),
+an environment holding only the job's variables, and only the job's GPUs, requested by device id.
 
-The wall clock and the watchdog are enforced from here; a kill takes the whole container with it,
-and the container is removed however the run ends.
+The wall clock, the job directory's disk quota and the watchdog are enforced from here; a kill
+takes the whole container with it, and the container is removed however the run ends.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from .base import OUTPUT_CAP, Limits, RunResult, Watchdog, describe_bytes, init_exit_status
+from .disk_usage import JobDirQuota
 
 if TYPE_CHECKING:
     from docker.client import DockerClient
@@ -41,6 +42,9 @@ NOBODY = "65534:65534"
 # hard stop on tasks, and the process limit itself is watched with `docker top`.
 TASKS_PER_PROCESS = 64
 OWN_PROCESSES = 1  # the container's init (docker-init), not counted against the limit
+# Not the job directory: nothing the solution writes may be found through the working directory
+# by a trusted interpreter. The root is read-only and the user is not root.
+WORKING_DIR = "/"
 LABEL = "solarena"
 
 
@@ -92,8 +96,9 @@ class DockerBackend:
                               stdin=bool(stdin_data))
         hand_over(Path(job_dir), self.user)
         container = self._create(spec)
+        quota = JobDirQuota(Path(job_dir), limits.job_dir_bytes)
         try:
-            return _supervise(container, limits, watchdog, stdin_data, stdout_path)
+            return _supervise(container, limits, quota, watchdog, stdin_data, stdout_path)
         finally:
             _remove(container)
 
@@ -157,7 +162,7 @@ def container_spec(
         "command": list(argv),
         "entrypoint": [],  # argv is the whole command, whatever the image's entrypoint
         "user": user,
-        "working_dir": job,
+        "working_dir": WORKING_DIR,
         "environment": container_environment(env, gpus),
         "labels": {LABEL: "evaluation", f"{LABEL}.job-dir": job},
         "network_mode": "none",
@@ -250,8 +255,8 @@ def _ulimits(limits: Limits) -> list[Any]:
     return ulimits
 
 
-def _supervise(container: Container, limits: Limits, watchdog: Watchdog | None, stdin_data: bytes,
-               stdout_path: Path | None) -> RunResult:
+def _supervise(container: Container, limits: Limits, quota: JobDirQuota, watchdog: Watchdog | None,
+               stdin_data: bytes, stdout_path: Path | None) -> RunResult:
     err = _Tail()
     with contextlib.ExitStack() as cleanup:
         out: _Tail | IO[bytes] = _Tail()
@@ -267,7 +272,7 @@ def _supervise(container: Container, limits: Limits, watchdog: Watchdog | None, 
         started = time.monotonic()
         if stdin_data:
             threading.Thread(target=_feed, args=(stream, stdin_data), daemon=True).start()
-        ended_by, reason = _watch(container, started, limits, watchdog)
+        ended_by, reason = _watch(container, started, limits, quota, watchdog)
         if ended_by != "exit":
             _kill(container)
         code = int(container.wait()["StatusCode"])
@@ -294,9 +299,11 @@ def _memory_reason(limits: Limits) -> str:
     return "the host ran out of memory"
 
 
-def _watch(container: Container, started: float, limits: Limits,
+def _watch(container: Container, started: float, limits: Limits, quota: JobDirQuota,
            watchdog: Watchdog | None) -> tuple[str, str]:
-    """Polls until the container exits ("exit") or a limit or the watchdog ends it."""
+    """Polls until the container exits ("exit") or a limit or the watchdog ends it. Memory,
+    the files in its tmpfs /tmp included, is the cgroup's; the job directory (a host directory
+    mounted in) has its quota watched from here."""
     next_process_check = started
     while True:
         container.reload()
@@ -309,6 +316,8 @@ def _watch(container: Container, started: float, limits: Limits,
             next_process_check = now + PROCESS_CHECK_SECONDS
             if _process_count(container) > limits.max_processes:
                 return "processes", f"the process limit of {limits.max_processes} was reached"
+        if quota.exceeded():
+            return "disk", quota.reason
         if watchdog is not None and watchdog():
             return "watchdog", ""
         time.sleep(POLL_SECONDS)

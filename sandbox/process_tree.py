@@ -1,4 +1,4 @@
-"""The processes descending from one process, read from /proc: how many, and their memory."""
+"""The processes descending from one process, read from /proc: which, how many, and their memory."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ PAGE = os.sysconf("SC_PAGE_SIZE")
 class TreeUsage:
     processes: int
     rss_bytes: int
+    pids: frozenset[int] = frozenset()  # the root included
 
 
 def tree_usage(root: int) -> TreeUsage:
@@ -39,4 +40,4 @@ def tree_usage(root: int) -> TreeUsage:
             continue
         seen.add(pid)
         stack.extend(children.get(pid, ()))
-    return TreeUsage(len(seen), sum(rss[p] for p in seen))
+    return TreeUsage(len(seen), sum(rss[p] for p in seen), frozenset(seen))

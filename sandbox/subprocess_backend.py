@@ -1,5 +1,6 @@
 """The `none` backend: a plain child process in its own session, with rlimits, a wall clock, and a
-watch on the memory and the number of processes of its whole tree.
+watch on the memory and the number of processes of its whole tree and on the disk used in its
+job directory.
 
 It isolates crashes, hangs and bombs, not malicious code: for a researcher's own machine only.
 """
@@ -15,13 +16,25 @@ import tempfile
 import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
 from .base import OUTPUT_CAP, Limits, RunResult, Watchdog, describe_bytes
-from .process_tree import tree_usage
+from .disk_usage import JobDirQuota
+from .process_tree import TreeUsage, tree_usage
 
 POLL_SECONDS = 0.1
+
+
+@dataclass
+class _Watch:
+    """One run's limits and clock."""
+
+    started: float
+    limits: Limits
+    quota: JobDirQuota
+    watchdog: Watchdog | None
 
 
 class SubprocessBackend:
@@ -40,19 +53,19 @@ class SubprocessBackend:
         stdin_data: bytes = b"",
         stdout_path: Path | None = None,
     ) -> RunResult:
-        started = time.monotonic()
+        watch = _Watch(time.monotonic(), limits, JobDirQuota(Path(job_dir), limits.job_dir_bytes), watchdog)
         rlimits = self.rlimits(limits)
         with tempfile.TemporaryFile() as captured, tempfile.TemporaryFile() as err, \
-                _output(stdout_path, captured) as out:
+                _output(stdout_path, captured) as out, _empty_directory() as cwd:
             proc = subprocess.Popen(
-                self.command(argv, job_dir, env), cwd=job_dir, env=self.environment(env),
+                self.command(argv, job_dir, env, limits), cwd=cwd, env=self.environment(env),
                 stdout=out, stderr=err, stdin=subprocess.PIPE, start_new_session=True,
                 preexec_fn=lambda: _apply(rlimits),
             )
             threading.Thread(target=_feed, args=(proc.stdin, stdin_data), daemon=True).start()
             ended_by, reason = "exit", ""
             while proc.poll() is None:
-                ended_by, reason = self._check(proc, started, limits, watchdog)
+                ended_by, reason = self._check(proc, watch)
                 if ended_by != "exit":
                     _kill_group(proc)
                     break
@@ -64,30 +77,38 @@ class SubprocessBackend:
                 exit_code=exit_code,
                 stdout="" if stdout_path else _tail(captured),
                 stderr=_tail(err),
-                wall_seconds=time.monotonic() - started,
+                wall_seconds=time.monotonic() - watch.started,
                 ended_by=ended_by,
                 signal=signal_number,
                 reason=reason,
             )
 
-    def _check(self, proc: subprocess.Popen[bytes], started: float, limits: Limits,
-               watchdog: Watchdog | None) -> tuple[str, str]:
-        if time.monotonic() - started > limits.wall_seconds:
+    def _check(self, proc: subprocess.Popen[bytes], watch: _Watch) -> tuple[str, str]:
+        limits = watch.limits
+        if time.monotonic() - watch.started > limits.wall_seconds:
             return "timeout", f"the time limit of {limits.wall_seconds:.0f} s was reached"
         usage = tree_usage(proc.pid)
         if limits.max_processes and usage.processes > limits.max_processes + self.own_processes:
             return "processes", f"the process limit of {limits.max_processes} was reached"
-        if limits.memory_bytes and usage.rss_bytes > limits.memory_bytes:
+        if limits.memory_bytes and self.memory_used(proc.pid, usage) > limits.memory_bytes:
             return "memory", f"the memory limit of {describe_bytes(limits.memory_bytes)} was reached"
-        if watchdog is not None and watchdog():
+        if watch.quota.exceeded():
+            return "disk", watch.quota.reason
+        if watch.watchdog is not None and watch.watchdog():
             return "watchdog", ""
         return "exit", ""
+
+    def memory_used(self, root: int, usage: TreeUsage) -> int:
+        """What counts against the memory limit: here the tree's resident memory (this backend's
+        /tmp is the host's, not its own)."""
+        return usage.rss_bytes
 
     def exit_status(self, code: int) -> tuple[int | None, int | None]:
         """(exit code, signal) from Popen's return code (negative: killed by that signal)."""
         return (code, None) if code >= 0 else (None, -code)
 
-    def command(self, argv: Sequence[str], job_dir: Path, env: Mapping[str, str]) -> list[str]:
+    def command(self, argv: Sequence[str], job_dir: Path, env: Mapping[str, str],
+                limits: Limits | None = None) -> list[str]:
         return list(argv)
 
     def environment(self, env: Mapping[str, str]) -> dict[str, str]:
@@ -129,6 +150,18 @@ def _output(path: Path | None, captured: IO[bytes]) -> Iterator[IO[bytes]]:
         return
     with open(path, "ab") as handle:
         yield handle
+
+
+@contextlib.contextmanager
+def _empty_directory() -> Iterator[str]:
+    """A fresh empty working directory, read-only to its mode (a process of the same user may
+    change that: this backend defends nothing), removed afterwards."""
+    with tempfile.TemporaryDirectory(prefix="solarena-cwd-") as path:
+        os.chmod(path, 0o555)
+        try:
+            yield path
+        finally:
+            os.chmod(path, 0o755)
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:

@@ -17,7 +17,7 @@ import signal
 
 def run(x, bias):
     try:
-        os.mkdir("crashed")
+        os.mkdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), "crashed"))
     except FileExistsError:
         return x * 2.0 + bias[None, :]
     os.killpg(0, signal.SIGKILL)

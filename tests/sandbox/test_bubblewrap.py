@@ -23,9 +23,14 @@ try:
     checks["read_only_project"] = False
 except OSError:
     checks["read_only_project"] = True
-with open("inside.txt", "w") as fh:
+with open(os.path.join(sys.argv[2], "inside.txt"), "w") as fh:
     fh.write("ok")
 checks["job_dir_writable"] = True
+try:
+    open("planted.py", "w")
+    checks["read_only_working_directory"] = False
+except OSError:
+    checks["read_only_working_directory"] = True
 checks["private_tmp"] = not os.path.exists("/tmp/solarena-outside-marker")
 checks["no_secrets"] = not any(k in os.environ for k in ("DATABASE_URL", "SECRET_KEY", "CELERY_BROKER_URL"))
 checks["own_pids"] = len([p for p in os.listdir("/proc") if p.isdigit()]) < 10
@@ -40,7 +45,7 @@ def test_the_cage(tmp_path: Path) -> None:
     (Path("/tmp") / "solarena-outside-marker").write_text("visible outside only")
     env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT)}
     os.environ.setdefault("SECRET_KEY", "must-not-leak")
-    result = get_backend("bubblewrap").run([sys.executable, "-c", PROBE, str(ROOT)], job,
+    result = get_backend("bubblewrap").run([sys.executable, "-c", PROBE, str(ROOT), str(job)], job,
                                            Limits(wall_seconds=60), env)
     assert result.ok, (result.stdout, result.stderr)
     assert (job / "inside.txt").read_text() == "ok"
@@ -59,12 +64,12 @@ def test_wall_clock_limit_kills_the_whole_tree(tmp_path: Path) -> None:
     )
     (job / "parent.py").write_text(
         "import subprocess, sys, time\n"
-        "subprocess.Popen([sys.executable, 'child.py'])\n"
+        f"subprocess.Popen([sys.executable, {str(job / 'child.py')!r}])\n"
         "time.sleep(600)\n"
     )
     started = time.monotonic()
-    result = get_backend("bubblewrap").run([sys.executable, "parent.py"], job, Limits(wall_seconds=3),
-                                           {"PATH": "/usr/bin:/bin"})
+    result = get_backend("bubblewrap").run([sys.executable, str(job / "parent.py")], job,
+                                           Limits(wall_seconds=3), {"PATH": "/usr/bin:/bin"})
     assert result.ended_by == "timeout", result.stderr
     assert marker.exists(), "the child never ran"
     assert time.monotonic() - started < 15

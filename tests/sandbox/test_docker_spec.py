@@ -79,11 +79,16 @@ def test_only_the_job_directory_is_mounted_at_its_own_path(tmp_path: Path) -> No
     job = tmp_path / "job"
     (job / "problem").mkdir(parents=True)
     s = spec(job)
-    assert s["working_dir"] == str(job)
     assert s["volumes"][str(job)] == {"bind": str(job), "mode": "rw"}
     assert s["volumes"][str(job / "problem")] == {"bind": str(job / "problem"), "mode": "ro"}
     assert set(s["volumes"]) == {str(job), str(job / "problem")}
     assert "mounts" not in s and "volumes_from" not in s
+
+
+def test_the_working_directory_is_the_read_only_root_not_the_job(tmp_path: Path) -> None:
+    # A trusted interpreter must not find code the solution planted in its working directory.
+    s = spec(tmp_path / "job")
+    assert s["working_dir"] == "/" and s["read_only"] is True
 
 
 def test_the_environment_is_the_jobs_and_no_host_secret(tmp_path: Path,

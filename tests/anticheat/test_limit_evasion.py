@@ -1,0 +1,48 @@
+"""Class 25, limit evasion: memory kept in files of the sandbox's own memory-backed filesystems
+(/tmp, /dev/shm), where a limit on the processes' resident memory does not see it, and disk
+filled through the job directory. Each ends the workload it happened on with the limit's
+message (RUNTIME_ERROR, as the other limits do), never PASSED."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from evaluator.harness import status
+from tests.anticheat.conftest import BACKEND, CheatRun, assert_not_broken, cheat_source, scored
+from tests.conftest import evaluate_source
+
+MEMORY_LIMIT = 3 << 29  # 1.5 GiB: the harness and the solution's process hold about half of it
+JOB_DIR_LIMIT = 256 << 20
+
+
+def _evaluate(tmp_path: Path, source: str, supervise: dict[str, int]) -> CheatRun:
+    evaluated = evaluate_source(tmp_path, source, backend=BACKEND, supervise=supervise, workload_seconds=30)
+    return scored(evaluated, tmp_path / "job" / "solution", "cpu")
+
+
+def _assert_stopped_by(run: CheatRun, message: str) -> None:
+    """The workload the cheat hoarded on ended with the limit's message; nothing else failed
+    for another reason."""
+    assert_not_broken(run)
+    assert (run.solution_dir.parent / "hoarded").is_dir(), "the cheat never hoarded"
+    stopped = [r for r in run.rows if r["status"] != status.PASSED]
+    assert stopped, f"the hoard was not stopped:\n{run.describe()}"
+    for row in stopped:
+        assert row["status"] == status.RUNTIME_ERROR and message in row["message"], run.describe()
+
+
+@pytest.mark.skipif(BACKEND != "bubblewrap", reason="a private tmpfs is the bubblewrap sandbox's")
+@pytest.mark.parametrize("place", ["/tmp", "/dev/shm"])
+def test_memory_hoarded_in_a_private_tmpfs_hits_the_memory_limit(tmp_path: Path, place: str) -> None:
+    source = cheat_source("hoard_in_tmpfs")
+    assert 'PLACE = "/tmp"' in source
+    run = _evaluate(tmp_path, source.replace('PLACE = "/tmp"', f"PLACE = {place!r}"),
+                    {"memory_bytes": MEMORY_LIMIT})
+    _assert_stopped_by(run, "the memory limit of 1.5 GiB was reached")
+
+
+def test_disk_filled_through_the_job_directory_hits_its_quota(tmp_path: Path) -> None:
+    run = _evaluate(tmp_path, cheat_source("hoard_in_job_dir"), {"job_dir_bytes": JOB_DIR_LIMIT})
+    _assert_stopped_by(run, "the disk limit of 256 MiB for the job directory was reached")
