@@ -8,6 +8,7 @@ them (scoring happens elsewhere).
 from __future__ import annotations
 
 import json
+import math
 import os
 import sys
 import time
@@ -19,9 +20,18 @@ from typing import Any
 import sandbox
 from evaluator.harness import status
 from evaluator.jobs import spec_path
+from sandbox.base import describe_bytes
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 SAFE_PATH_FLAGS = ("-P", "-s")
+
+# The results channel: one JSON object a line, of a known kind, with fields of known types.
+MAX_EVENT_BYTES = 1 << 20  # an honest event is a few KiB (a workload's timing samples)
+MAX_CHANNEL_BYTES = 64 << 20  # one attempt's events, all together
+MAX_EVENT_DEPTH = 16  # nested objects and arrays
+READ_BYTES = 1 << 20
+LATENCY_FIELDS = ("latency_ms", "reference_latency_ms", "baseline_latency_ms")
+OBJECT_FIELDS = ("correctness", "timing", "reference_timing", "baseline_timing")
 
 
 @dataclass(frozen=True)
@@ -77,7 +87,8 @@ def run_harness(
                                                  f"time limit of {options.total_seconds:.0f} s was reached")
             break
         outcome.attempts += 1
-        watcher = _Watcher(results_path, options, progress)
+        _end_line(results_path)
+        watcher = _Watcher(results_path, options, progress, remaining)
         run = backend.run(harness_argv(options, job_dir, list(outcome.results)), job_dir,
                           _limits(options, left), _environment(job_dir, options),
                           watchdog=watcher.stalled, stdin_data=spec, stdout_path=results_path)
@@ -87,32 +98,59 @@ def run_harness(
         outcome.log += run.stderr[-4000:]
         if watcher.solution_error:
             outcome.solution_error = watcher.solution_error
-        if run.ok:
-            missing = [u for u in remaining if u not in outcome.results]
-            for uuid in missing:  # a clean exit must have answered everything it was asked
-                outcome.results[uuid] = _verdict(status.RUNTIME_ERROR, "the harness skipped this workload")
-            continue
-        if watcher.current is not None:
-            outcome.results[watcher.current] = _died_verdict(run, watcher, options)
-            if progress:
-                progress({"event": "workload", "uuid": watcher.current, **outcome.results[watcher.current]})
-        elif watcher.started_any is False:
-            reason = _died_verdict(run, watcher, options)
-            for uuid in remaining:
-                outcome.results[uuid] = reason
-        elif watcher.loading_since is not None:  # reloading after a death: give the next one the verdict
-            following = [u for u in remaining if u not in outcome.results]
-            if following:
-                outcome.results[following[0]] = _died_verdict(run, watcher, options)
+        _settle(outcome, run, watcher, remaining, options)
     return outcome
 
 
-class _Watcher:
-    """Follows the results file while the harness runs; says when it has stalled."""
+def _settle(outcome: HarnessOutcome, run: sandbox.RunResult, watcher: _Watcher, remaining: list[str],
+            options: SuperviseOptions) -> None:
+    """Verdicts for the workloads an attempt left without one."""
+    if watcher.malformed:
+        _settle_malformed(outcome, watcher, remaining)
+    elif run.ok:
+        missing = [u for u in remaining if u not in outcome.results]
+        for uuid in missing:  # a clean exit must have answered everything it was asked
+            outcome.results[uuid] = _verdict(status.RUNTIME_ERROR, "the harness skipped this workload")
+    elif watcher.current is not None:
+        outcome.results[watcher.current] = _died_verdict(run, watcher, options)
+        watcher.report(watcher.current, outcome.results[watcher.current])
+    elif watcher.started_any is False:
+        reason = _died_verdict(run, watcher, options)
+        for uuid in remaining:
+            outcome.results[uuid] = reason
+    elif watcher.loading_since is not None:  # reloading after a death: give the next one the verdict
+        following = [u for u in remaining if u not in outcome.results]
+        if following:
+            outcome.results[following[0]] = _died_verdict(run, watcher, options)
 
-    def __init__(self, path: Path, options: SuperviseOptions, progress: Progress | None) -> None:
+
+def _settle_malformed(outcome: HarnessOutcome, watcher: _Watcher, remaining: list[str]) -> None:
+    """Only a reporter that was tampered with writes a malformed event: the workload it was on
+    (all that were left when it was on none) is a reward hack; the next attempt runs the rest."""
+    if watcher.current is not None:
+        hit = [watcher.current]
+    else:
+        hit = [u for u in remaining if u not in outcome.results]
+    for uuid in hit:
+        outcome.results[uuid] = _verdict(status.REWARD_HACK, watcher.malformed)
+        watcher.report(uuid, outcome.results[uuid])
+
+
+class MalformedEvent(ValueError):
+    """An event of the results channel that no honest reporter writes; the message says how."""
+
+
+class _Watcher:
+    """Follows the results file while the harness runs; says when it has stalled, or when the
+    channel carried a malformed event (then nothing more on it is believed and the run ends)."""
+
+    def __init__(self, path: Path, options: SuperviseOptions, progress: Progress | None,
+                 expected: list[str]) -> None:
         self.path, self.options, self.progress = path, options, progress
+        self.expected = set(expected)  # the workloads this attempt was asked for
         self.offset = path.stat().st_size if path.exists() else 0
+        self.pending = b""  # the start of a line still being written
+        self.read_bytes = 0
         self.started = time.monotonic()
         self.current: str | None = None
         self.current_since = self.started
@@ -122,9 +160,13 @@ class _Watcher:
         self.environment: dict[str, Any] = {}
         self.solution_error: str | None = None
         self.reason = ""
+        self.malformed = ""
 
     def stalled(self) -> bool:
         self.read_new()
+        if self.malformed:
+            self.reason = self.malformed
+            return True
         now = time.monotonic()
         if self.current is not None and now - self.current_since > self.options.workload_seconds:
             self.reason = f"the workload did not finish within {self.options.workload_seconds:.0f} s"
@@ -136,22 +178,32 @@ class _Watcher:
         return False
 
     def read_new(self) -> None:
-        if not self.path.exists():
+        """Handles the complete lines written since the last look, in bounded chunks."""
+        try:
+            fh = open(self.path, "rb")
+        except FileNotFoundError:
             return
-        with open(self.path, encoding="utf-8") as fh:
+        with fh:
             fh.seek(self.offset)
-            chunk = fh.read()
-        complete = chunk[: chunk.rfind("\n") + 1]
-        self.offset += len(complete.encode("utf-8"))
-        for line in complete.splitlines():
-            try:
-                event = json.loads(line)
-            except json.JSONDecodeError:
-                continue
-            self._handle(event)
+            while not self.malformed and (chunk := fh.read(READ_BYTES)):
+                self.offset += len(chunk)
+                self._feed(chunk)
+
+    def _feed(self, chunk: bytes) -> None:
+        try:
+            self.read_bytes += len(chunk)
+            if self.read_bytes > MAX_CHANNEL_BYTES:
+                raise MalformedEvent(f"more than {describe_bytes(MAX_CHANNEL_BYTES)} of events")
+            *lines, self.pending = (self.pending + chunk).split(b"\n")
+            for line in lines:
+                self._handle(parse_event(line))
+            if len(self.pending) > MAX_EVENT_BYTES:
+                raise MalformedEvent(f"a line over {describe_bytes(MAX_EVENT_BYTES)}")
+        except MalformedEvent as exc:
+            self.malformed = f"the results channel carried a malformed event: {exc}"
 
     def _handle(self, event: dict[str, Any]) -> None:
-        kind = event.get("event")
+        kind = event["event"]
         if kind == "environment":
             self.environment = {k: v for k, v in event.items() if k != "event"}
         elif kind == "solution":
@@ -161,12 +213,119 @@ class _Watcher:
         elif kind == "loaded":
             self.loading_since = None
         elif kind == "start":
+            self._check_unsettled(event["uuid"])
             self.current, self.current_since, self.started_any = event["uuid"], time.monotonic(), True
+            if self.progress:
+                self.progress(event)
         elif kind == "workload":
+            self._check_unsettled(event["uuid"])
             self.results[event["uuid"]] = {k: v for k, v in event.items() if k not in ("event", "uuid")}
             self.current = None
-        if self.progress and kind in ("start", "workload"):
-            self.progress(event)
+            if self.progress:
+                self.progress(event)
+
+    def _check_unsettled(self, uuid: str) -> None:
+        if uuid not in self.expected:
+            raise MalformedEvent("an event about a workload it was not asked for")
+        if uuid in self.results:
+            raise MalformedEvent("an event about a workload that already has its verdict")
+
+    def report(self, uuid: str, verdict: dict[str, Any]) -> None:
+        """Passes on a verdict the supervisor gave."""
+        if self.progress:
+            self.progress({"event": "workload", "uuid": uuid, **verdict})
+
+
+def parse_event(line: bytes) -> dict[str, Any]:
+    """One line of the results channel as an event, or MalformedEvent saying what is wrong."""
+    if len(line) > MAX_EVENT_BYTES:
+        raise MalformedEvent(f"a line over {describe_bytes(MAX_EVENT_BYTES)}")
+    try:
+        event = json.loads(line.decode("utf-8"), parse_constant=_no_constant, parse_float=_finite)
+    except RecursionError:
+        raise MalformedEvent("nested too deeply") from None
+    except ValueError:  # not UTF-8, not JSON, NaN or infinity, an integer of thousands of digits
+        raise MalformedEvent("not JSON") from None
+    if not isinstance(event, dict):
+        raise MalformedEvent(f"a JSON {type(event).__name__}, not an object")
+    if _depth(event) > MAX_EVENT_DEPTH:
+        raise MalformedEvent("nested too deeply")
+    check = EVENT_CHECKS.get(event.get("event")) if isinstance(event.get("event"), str) else None
+    if check is None:
+        raise MalformedEvent("an event of no known kind")
+    check(event)
+    return event
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"{text} is not finite")
+    return value
+
+
+def _depth(value: Any) -> int:
+    """How deeply value nests (1: a flat object), without recursion."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        deepest = max(deepest, depth)
+        if deepest > MAX_EVENT_DEPTH:
+            break
+        children = item.values() if isinstance(item, dict) else item
+        stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+    return deepest
+
+
+def _check_nothing(event: dict[str, Any]) -> None:
+    pass
+
+
+def _check_start(event: dict[str, Any]) -> None:
+    _expect(event, "uuid", str, required=True)
+
+
+def _check_solution(event: dict[str, Any]) -> None:
+    _expect(event, "message", str)
+    if "status" in event and event["status"] not in status.ALL:
+        raise MalformedEvent("a verdict of no known kind")
+
+
+def _check_workload(event: dict[str, Any]) -> None:
+    _expect(event, "uuid", str, required=True)
+    if event.get("status") not in status.ALL:
+        raise MalformedEvent("a verdict of no known kind")
+    _expect(event, "message", str)
+    _expect(event, "baseline_error", str)
+    _expect(event, "baseline_is_reference", bool)
+    for name in OBJECT_FIELDS:
+        _expect(event, name, dict)
+    for name in LATENCY_FIELDS:
+        value = event.get(name)
+        if value is not None and (type(value) not in (int, float) or value < 0):
+            raise MalformedEvent(f"{name} is not a time")
+
+
+def _expect(event: dict[str, Any], name: str, kind: type, required: bool = False) -> None:
+    if name not in event and not required:
+        return
+    if type(event.get(name)) is not kind:
+        raise MalformedEvent(f"{name} is not a {kind.__name__}")
+
+
+EVENT_CHECKS: dict[str, Callable[[dict[str, Any]], None]] = {
+    "environment": _check_nothing,
+    "solution": _check_solution,
+    "loading": _check_nothing,
+    "loaded": _check_nothing,
+    "start": _check_start,
+    "workload": _check_workload,
+    "done": _check_nothing,
+}
 
 
 def harness_argv(options: SuperviseOptions, job_dir: Path, skip: list[str]) -> list[str]:
@@ -179,6 +338,17 @@ def harness_argv(options: SuperviseOptions, job_dir: Path, skip: list[str]) -> l
 
 def results_path_for(job_dir: Path) -> Path:
     return job_dir.with_name(job_dir.name + ".results.jsonl")
+
+
+def _end_line(path: Path) -> None:
+    """A reporter killed mid-line leaves half an event: end it, so the next attempt's first
+    event starts a line of its own."""
+    if not path.exists() or path.stat().st_size == 0:
+        return
+    with open(path, "rb+") as fh:
+        fh.seek(-1, os.SEEK_END)
+        if fh.read(1) != b"\n":
+            fh.write(b"\n")
 
 
 def _limits(options: SuperviseOptions, wall_seconds: float) -> sandbox.Limits:
