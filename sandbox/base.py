@@ -94,6 +94,12 @@ def init_exit_status(code: int) -> tuple[int | None, int | None]:
     return code, None
 
 
+def memory_reason(limits: Limits) -> str:
+    if limits.memory_bytes:
+        return f"the memory limit of {describe_bytes(limits.memory_bytes)} was reached"
+    return "the host ran out of memory"
+
+
 def describe_bytes(n: int) -> str:
     for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
         if n >= size:

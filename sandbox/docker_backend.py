@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from .base import OUTPUT_CAP, Limits, RunResult, Watchdog, describe_bytes, init_exit_status
+from .base import OUTPUT_CAP, Limits, RunResult, Watchdog, init_exit_status, memory_reason
 from .disk_usage import JobDirQuota
 
 if TYPE_CHECKING:
@@ -280,7 +280,7 @@ def _supervise(container: Container, limits: Limits, quota: JobDirQuota, watchdo
         container.reload()
         reader.join(READER_GRACE_SECONDS)
     if ended_by == "exit" and code != 0 and container.attrs["State"].get("OOMKilled"):
-        ended_by, reason = "memory", _memory_reason(limits)
+        ended_by, reason = "memory", memory_reason(limits)
     exit_code, signal = init_exit_status(code)
     return RunResult(
         exit_code=exit_code,
@@ -291,12 +291,6 @@ def _supervise(container: Container, limits: Limits, quota: JobDirQuota, watchdo
         signal=signal,
         reason=reason,
     )
-
-
-def _memory_reason(limits: Limits) -> str:
-    if limits.memory_bytes:
-        return f"the memory limit of {describe_bytes(limits.memory_bytes)} was reached"
-    return "the host ran out of memory"
 
 
 def _watch(container: Container, started: float, limits: Limits, quota: JobDirQuota,

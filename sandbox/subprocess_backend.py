@@ -1,6 +1,6 @@
 """The `none` backend: a plain child process in its own session, with rlimits, a wall clock, and a
 watch on the memory and the number of processes of its whole tree and on the disk used in its
-job directory.
+job directory; a cgroup v2 memory limit besides where the host delegates one (cgroup.py).
 
 It isolates crashes, hangs and bombs, not malicious code: for a researcher's own machine only.
 """
@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-from .base import OUTPUT_CAP, Limits, RunResult, Watchdog, describe_bytes
+from .base import OUTPUT_CAP, Limits, RunResult, Watchdog, memory_reason
+from .cgroup import MemoryCgroup
 from .disk_usage import JobDirQuota
 from .process_tree import TreeUsage, tree_usage
 
@@ -55,23 +56,20 @@ class SubprocessBackend:
     ) -> RunResult:
         watch = _Watch(time.monotonic(), limits, JobDirQuota(Path(job_dir), limits.job_dir_bytes), watchdog)
         rlimits = self.rlimits(limits)
+        group = MemoryCgroup.create(limits)
         with tempfile.TemporaryFile() as captured, tempfile.TemporaryFile() as err, \
-                _output(stdout_path, captured) as out, _empty_directory() as cwd:
+                _output(stdout_path, captured) as out, _empty_directory() as cwd, _removed(group):
             proc = subprocess.Popen(
                 self.command(argv, job_dir, env, limits), cwd=cwd, env=self.environment(env),
                 stdout=out, stderr=err, stdin=subprocess.PIPE, start_new_session=True,
-                preexec_fn=lambda: _apply(rlimits),
+                preexec_fn=lambda: _prepare(rlimits, group),
             )
             threading.Thread(target=_feed, args=(proc.stdin, stdin_data), daemon=True).start()
-            ended_by, reason = "exit", ""
-            while proc.poll() is None:
-                ended_by, reason = self._check(proc, watch)
-                if ended_by != "exit":
-                    _kill_group(proc)
-                    break
-                time.sleep(POLL_SECONDS)
+            ended_by, reason = self._watch(proc, watch)
             code = proc.wait()
             _kill_group(proc)  # anything the command left behind in its session
+            if ended_by == "exit" and group is not None and group.oom_killed():
+                ended_by, reason = "memory", memory_reason(limits)
             exit_code, signal_number = self.exit_status(code)
             return RunResult(
                 exit_code=exit_code,
@@ -83,6 +81,16 @@ class SubprocessBackend:
                 reason=reason,
             )
 
+    def _watch(self, proc: subprocess.Popen[bytes], watch: _Watch) -> tuple[str, str]:
+        """Polls until the command exits ("exit") or a limit or the watchdog ends it."""
+        while proc.poll() is None:
+            ended_by, reason = self._check(proc, watch)
+            if ended_by != "exit":
+                _kill_group(proc)
+                return ended_by, reason
+            time.sleep(POLL_SECONDS)
+        return "exit", ""
+
     def _check(self, proc: subprocess.Popen[bytes], watch: _Watch) -> tuple[str, str]:
         limits = watch.limits
         if time.monotonic() - watch.started > limits.wall_seconds:
@@ -91,7 +99,7 @@ class SubprocessBackend:
         if limits.max_processes and usage.processes > limits.max_processes + self.own_processes:
             return "processes", f"the process limit of {limits.max_processes} was reached"
         if limits.memory_bytes and self.memory_used(proc.pid, usage) > limits.memory_bytes:
-            return "memory", f"the memory limit of {describe_bytes(limits.memory_bytes)} was reached"
+            return "memory", memory_reason(limits)
         if watch.quota.exceeded():
             return "disk", watch.quota.reason
         if watch.watchdog is not None and watch.watchdog():
@@ -123,9 +131,21 @@ class SubprocessBackend:
         return result
 
 
-def _apply(rlimits: list[tuple[int, int]]) -> None:
+def _prepare(rlimits: list[tuple[int, int]], group: MemoryCgroup | None) -> None:
+    """In the child, before exec: its rlimits, and its cgroup where there is one."""
     for which, value in rlimits:
         resource.setrlimit(which, (value, value))
+    if group is not None:
+        group.enter()
+
+
+@contextlib.contextmanager
+def _removed(group: MemoryCgroup | None) -> Iterator[None]:
+    try:
+        yield
+    finally:
+        if group is not None:
+            group.remove()
 
 
 def _feed(pipe: IO[bytes] | None, data: bytes) -> None:
