@@ -1,5 +1,6 @@
-"""Bytes a sandbox keeps in files: in its job directory (its disk quota) and in the memory-backed
-filesystems private to it (counted against its memory limit)."""
+"""Bytes a sandbox keeps in files: in its job directory (its disk quota), in the memory-backed
+filesystems private to it, and in files it holds open that no directory shows (memfd, files
+unlinked after opening), which counts against its memory limit or its quota."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import os
 import stat
 import time
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 from .base import describe_bytes
@@ -22,12 +24,13 @@ class JobDirQuota:
         self.job_dir, self.limit = job_dir, limit
         self.next_check = 0.0
 
-    def exceeded(self) -> bool:
+    def exceeded(self, unlinked_bytes: int = 0) -> bool:
+        """unlinked_bytes: files of the job directory's filesystem held open after an unlink."""
         now = time.monotonic()
         if not self.limit or now < self.next_check:
             return False
         self.next_check = now + CHECK_SECONDS
-        return directory_bytes(self.job_dir, self.limit) > self.limit
+        return directory_bytes(self.job_dir, self.limit) + unlinked_bytes > self.limit
 
     @property
     def reason(self) -> str:
@@ -75,3 +78,38 @@ def private_filesystems_bytes(pids: Iterable[int], mounts: Iterable[str]) -> int
         if all(value is not None for value in used):
             return sum(value for value in used if value is not None)
     return 0
+
+
+@dataclass(frozen=True)
+class HeldOpen:
+    memfd_bytes: int = 0  # anonymous memory files (memfd_create): memory no RSS shows until mapped
+    unlinked_bytes: int = 0  # files of the job directory's filesystem held open after an unlink
+
+
+def held_open(pids: Iterable[int], job_device: int) -> HeldOpen:
+    """What the processes hold in open files that no directory lists, each file counted once."""
+    seen: set[tuple[int, int]] = set()
+    memfd = unlinked = 0
+    for pid in pids:
+        for target, info in _open_files(pid):
+            if not stat.S_ISREG(info.st_mode) or info.st_nlink or (info.st_dev, info.st_ino) in seen:
+                continue
+            seen.add((info.st_dev, info.st_ino))
+            if target.startswith("/memfd:"):
+                memfd += info.st_blocks * 512
+            elif info.st_dev == job_device:
+                unlinked += info.st_blocks * 512
+    return HeldOpen(memfd, unlinked)
+
+
+def _open_files(pid: int) -> Iterable[tuple[str, os.stat_result]]:
+    try:
+        fds = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        return
+    for fd in fds:
+        path = f"/proc/{pid}/fd/{fd}"
+        try:
+            yield os.readlink(path), os.stat(path)
+        except OSError:
+            continue  # closed meanwhile

@@ -16,13 +16,13 @@ import tempfile
 import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
 from .base import OUTPUT_CAP, Limits, RunResult, Watchdog, memory_reason
 from .cgroup import MemoryCgroup
-from .disk_usage import JobDirQuota
+from .disk_usage import CHECK_SECONDS, HeldOpen, JobDirQuota, held_open
 from .process_tree import TreeUsage, tree_usage
 
 POLL_SECONDS = 0.1
@@ -30,12 +30,23 @@ POLL_SECONDS = 0.1
 
 @dataclass
 class _Watch:
-    """One run's limits and clock."""
+    """One run's limits and clock, and what its processes last held in hidden open files."""
 
     started: float
     limits: Limits
     quota: JobDirQuota
     watchdog: Watchdog | None
+    job_device: int
+    held: HeldOpen = field(default_factory=HeldOpen)
+    next_held_check: float = 0.0
+
+    def held_open(self, usage: TreeUsage) -> HeldOpen:
+        """Refreshed every CHECK_SECONDS: every open file of every process is looked at."""
+        now = time.monotonic()
+        if now >= self.next_held_check:
+            self.next_held_check = now + CHECK_SECONDS
+            self.held = held_open(usage.pids, self.job_device)
+        return self.held
 
 
 class SubprocessBackend:
@@ -54,7 +65,8 @@ class SubprocessBackend:
         stdin_data: bytes = b"",
         stdout_path: Path | None = None,
     ) -> RunResult:
-        watch = _Watch(time.monotonic(), limits, JobDirQuota(Path(job_dir), limits.job_dir_bytes), watchdog)
+        watch = _Watch(time.monotonic(), limits, JobDirQuota(Path(job_dir), limits.job_dir_bytes), watchdog,
+                       os.stat(job_dir).st_dev)
         rlimits = self.rlimits(limits)
         group = MemoryCgroup.create(limits)
         with tempfile.TemporaryFile() as captured, tempfile.TemporaryFile() as err, \
@@ -98,9 +110,10 @@ class SubprocessBackend:
         usage = tree_usage(proc.pid)
         if limits.max_processes and usage.processes > limits.max_processes + self.own_processes:
             return "processes", f"the process limit of {limits.max_processes} was reached"
-        if limits.memory_bytes and self.memory_used(proc.pid, usage) > limits.memory_bytes:
+        held = watch.held_open(usage)
+        if limits.memory_bytes and self.memory_used(proc.pid, usage) + held.memfd_bytes > limits.memory_bytes:
             return "memory", memory_reason(limits)
-        if watch.quota.exceeded():
+        if watch.quota.exceeded(held.unlinked_bytes):
             return "disk", watch.quota.reason
         if watch.watchdog is not None and watch.watchdog():
             return "watchdog", ""

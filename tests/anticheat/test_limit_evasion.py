@@ -1,7 +1,8 @@
 """Class 25, limit evasion: memory kept in files of the sandbox's own memory-backed filesystems
-(/tmp, /dev/shm), where a limit on the processes' resident memory does not see it, and disk
-filled through the job directory. Each ends the workload it happened on with the limit's
-message (RUNTIME_ERROR, as the other limits do), never PASSED."""
+(/tmp, /dev/shm) or in an unmapped memfd, where a limit on the processes' resident memory does
+not see it, and disk filled through the job directory, in plain sight or behind an unlink. Each
+ends the workload it happened on with the limit's message (RUNTIME_ERROR, as the other limits
+do), never PASSED."""
 
 from __future__ import annotations
 
@@ -43,6 +44,12 @@ def test_memory_hoarded_in_a_private_tmpfs_hits_the_memory_limit(tmp_path: Path,
     _assert_stopped_by(run, "the memory limit of 1.5 GiB was reached")
 
 
-def test_disk_filled_through_the_job_directory_hits_its_quota(tmp_path: Path) -> None:
-    run = _evaluate(tmp_path, cheat_source("hoard_in_job_dir"), {"job_dir_bytes": JOB_DIR_LIMIT})
+def test_memory_hoarded_in_an_unmapped_memfd_hits_the_memory_limit(tmp_path: Path) -> None:
+    run = _evaluate(tmp_path, cheat_source("hoard_in_memfd"), {"memory_bytes": MEMORY_LIMIT})
+    _assert_stopped_by(run, "the memory limit of 1.5 GiB was reached")
+
+
+@pytest.mark.parametrize("name", ["hoard_in_job_dir", "hoard_unlinked_in_job_dir"])
+def test_disk_filled_through_the_job_directory_hits_its_quota(tmp_path: Path, name: str) -> None:
+    run = _evaluate(tmp_path, cheat_source(name), {"job_dir_bytes": JOB_DIR_LIMIT})
     _assert_stopped_by(run, "the disk limit of 256 MiB for the job directory was reached")

@@ -12,7 +12,7 @@ import pytest
 
 from sandbox import Limits, get_backend
 from sandbox.cgroup import ENV, CgroupUnavailable, MemoryCgroup
-from sandbox.disk_usage import BLOCK, directory_bytes
+from sandbox.disk_usage import BLOCK, directory_bytes, held_open
 
 ENVIRONMENT = {"PATH": "/usr/bin:/bin"}
 
@@ -35,6 +35,25 @@ def test_counting_stops_past_the_limit(tmp_path: Path) -> None:
     for i in range(1000):
         (tmp_path / f"f{i}").touch()
     assert 10 * BLOCK < directory_bytes(tmp_path, stop_above=10 * BLOCK) <= 11 * BLOCK
+
+
+def test_files_held_open_that_no_directory_lists_are_counted(tmp_path: Path) -> None:
+    memfd = os.memfd_create("held")
+    os.write(memfd, b"x" * (1 << 20))
+    unlinked = open(tmp_path / "gone", "wb")
+    (tmp_path / "gone").unlink()
+    unlinked.write(b"y" * (2 << 20))
+    unlinked.flush()
+    kept = open(tmp_path / "kept", "wb")  # listed: the walk counts it, not this
+    kept.write(b"z" * (4 << 20))
+    kept.flush()
+    try:
+        held = held_open([os.getpid()], os.stat(tmp_path).st_dev)
+    finally:
+        for handle in (unlinked, kept):
+            handle.close()
+        os.close(memfd)
+    assert held.memfd_bytes >= 1 << 20 and held.unlinked_bytes >= 2 << 20  # and whatever else is open
 
 
 @pytest.mark.parametrize("backend", ["none", "bubblewrap"])
