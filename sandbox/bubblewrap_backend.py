@@ -147,7 +147,9 @@ def _readable_paths(argv: Sequence[str], env: Mapping[str, str]) -> list[str]:
         paths.add(env["CUDA_HOME"])
     paths.add(str(HARNESS_PACKAGE / "__init__.py"))
     paths.add(str(HARNESS_PACKAGE / "harness"))
-    existing = sorted(p for p in paths if os.path.exists(p))
+    # Never the root itself: an interpreter in /bin (whose parent's parent is /) would bind the
+    # whole host, home directories and secrets included; the system directories hold it anyway.
+    existing = sorted(p for p in paths if os.path.exists(p) and p != "/")
     # A path inside another one already bound adds nothing, except the harness, which lives inside
     # a project tree that is deliberately not bound.
     return [p for p in existing

@@ -96,3 +96,11 @@ def test_a_solution_cannot_reach_the_network(tmp_path: Path) -> None:
     assert set(evaluated.statuses.values()) == {status.RUNTIME_ERROR}
     assert any(word in next(iter(evaluated.outcome.results.values()))["message"]
                for word in ("refused", "unreachable", "Errno"))
+
+
+def test_an_interpreter_in_bin_does_not_bind_the_whole_host(tmp_path: Path) -> None:
+    from sandbox.bubblewrap_backend import BubblewrapBackend
+
+    command = BubblewrapBackend().command(["/bin/sh", "-c", "true"], tmp_path, {})
+    binds = [command[i + 1] for i, word in enumerate(command) if word in ("--ro-bind", "--bind")]
+    assert "/" not in binds and "/usr" in binds
