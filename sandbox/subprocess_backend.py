@@ -77,7 +77,7 @@ class SubprocessBackend:
                 preexec_fn=lambda: _prepare(rlimits, group),
             )
             threading.Thread(target=_feed, args=(proc.stdin, stdin_data), daemon=True).start()
-            ended_by, reason = self._watch(proc, watch)
+            ended_by, reason = self._follow(proc, watch)
             code = proc.wait()
             _kill_group(proc)  # anything the command left behind in its session
             if ended_by == "exit" and group is not None and group.oom_killed():
@@ -93,7 +93,7 @@ class SubprocessBackend:
                 reason=reason,
             )
 
-    def _watch(self, proc: subprocess.Popen[bytes], watch: _Watch) -> tuple[str, str]:
+    def _follow(self, proc: subprocess.Popen[bytes], watch: _Watch) -> tuple[str, str]:
         """Polls until the command exits ("exit") or a limit or the watchdog ends it."""
         while proc.poll() is None:
             ended_by, reason = self._check(proc, watch)
