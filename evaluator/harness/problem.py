@@ -24,6 +24,8 @@ INPUT_TYPES = ("random", "scalar", "safetensors", "custom")
 DISTRIBUTIONS = ("normal", "uniform")
 NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_]{0,99}$")
 AXIS_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+# A `forbidden` rule naming a dispatcher operator: ns::name, or one overload ns::name.overload.
+OPERATOR_RULE = re.compile(r"^[A-Za-z_]\w*::[A-Za-z_]\w*(\.[A-Za-z_]\w*)?$")
 
 
 class ProblemError(ValueError):
@@ -347,10 +349,10 @@ def definition_from_json(
         _check_expression(c, set(axes), where, f"constraints[{i}]")
 
     forbidden = _string_list(data.get("forbidden"), "forbidden", where)
-    for i, dotted in enumerate(forbidden):
-        if not all(part.isidentifier() for part in dotted.split(".")) or "." not in dotted:
-            raise ProblemError(where, f"forbidden[{i}]",
-                               f"{dotted!r} must be a dotted name like torch.matmul")
+    for i, rule in enumerate(forbidden):
+        if not _forbidden_rule(rule):
+            raise ProblemError(where, f"forbidden[{i}]", f"{rule!r} must be a dotted name like torch.matmul "
+                               "or an operator like aten::mm (one overload: aten::mm.out)")
 
     definition = Definition(
         name=name,
@@ -565,6 +567,11 @@ def _optional_str(data: Mapping[str, Any], key: str, where: str) -> str | None:
     if value is not None and not isinstance(value, str):
         raise ProblemError(where, key, "must be a string")
     return value
+
+
+def _forbidden_rule(rule: str) -> bool:
+    """A dotted Python name (torch.matmul) or an operator (aten::mm, one overload: aten::mm.out)."""
+    return bool(OPERATOR_RULE.match(rule)) or ("." in rule and all(p.isidentifier() for p in rule.split(".")))
 
 
 def _string_list(raw: Any, key: str, where: str) -> list[str]:
