@@ -3,6 +3,7 @@ solution and every hard-coded one, all workloads (visible + hidden), and writes 
 per evaluation plus a summary (wall time per problem, statuses, scores).
 
     python benchmarks/suite_smoke_gpu.py OUT_DIR [--timing-budget 0.3] [--problems a,b] [--jobs N]
+        [--expect pass]
 
 With --jobs above 1 several evaluations share the GPU: their verdicts hold, their timings do not.
 
@@ -31,6 +32,7 @@ def main() -> int:
     parser.add_argument("--correctness-rounds", default="3")
     parser.add_argument("--problems", default="")
     parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--expect", default="", help="only solutions with this expectation (pass, ...)")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     wanted = set(filter(None, args.problems.split(",")))
@@ -38,7 +40,8 @@ def main() -> int:
     for manifest in sorted((ROOT / "problems").glob("*/solutions/manifest.json")):
         problem = manifest.parent.parent
         if not wanted or problem.name in wanted:
-            cases += [(problem, entry) for entry in json.loads(manifest.read_text())["solutions"]]
+            cases += [(problem, entry) for entry in json.loads(manifest.read_text())["solutions"]
+                      if not args.expect or entry["expect"] == args.expect]
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:
         summary = list(pool.map(lambda case: evaluate(*case, args), cases))
     (args.out / "summary.json").write_text(json.dumps(summary, indent=1))
@@ -73,13 +76,22 @@ def evaluate(problem: Path, entry: dict[str, Any], args: argparse.Namespace) -> 
         "hidden": sum(r["visibility"] == "hidden" for r in rows),
         "score": round(report["aggregates"]["score"], 4),
         "geomean_speedup": report["aggregates"]["geomean_speedup"],
+        "unaccounted_over_allowed": _largest_unaccounted_share(rows),
         "failures": sorted({f"{r['status']}: {r['message'][:120]}" for r in rows
                             if r["status"] != "PASSED"})[:4],
     }
     print(f"{name:40s} {line['wall_s']:6.1f}s visible {line['visible_passed']}/{line['visible']} "
           f"hidden {line['hidden_passed']}/{line['hidden']} score {line['score']:.3f} "
+          f"unaccounted/allowed {line['unaccounted_over_allowed']} "
           f"{line['failures'][:1]}", flush=True)
     return line
+
+
+def _largest_unaccounted_share(rows: list[dict[str, Any]]) -> float | None:
+    """The largest unaccounted time of a workload as a share of what is allowed (1 = flagged)."""
+    held = [(r.get("timing") or {}).get("outside") for r in rows]
+    shares = [h["unaccounted_ms"] / h["allowed_ms"] for h in held if h]
+    return round(max(shares), 3) if shares else None
 
 
 if __name__ == "__main__":

@@ -2,7 +2,7 @@
 each with CUDA_VISIBLE_DEVICES, consuming its hardware's queue one evaluation at a time.
 
 Inside a pinned worker the harness sees exactly one device, which CUDA numbers 0: the job's device
-"cuda" resolves to cuda:0 (evaluator/harness/runner.py pick_device), and the docker sandbox hands
+"cuda" resolves to cuda:0 (evaluator/harness/reporter.py pick_device), and the docker sandbox hands
 the container that one GPU by the same id. Pure planning: nothing is started here.
 """
 

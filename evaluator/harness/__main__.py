@@ -33,7 +33,7 @@ def main(argv: list[str] | None = None) -> int:
     _not_dumpable()
     spec = json.loads(sys.stdin.buffer.read())
 
-    from .runner import Job, run_job  # after the channel is private: importing torch is slow
+    from .reporter import Job, run_job  # after the channel is private: importing torch is slow
 
     job = Job.from_spec(spec, args.job_dir.resolve())
     del spec

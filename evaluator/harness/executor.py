@@ -1,10 +1,11 @@
-"""The solution's process: it imports the solution and runs it on inputs it draws from the seeds
-the reporter sends, times the calls, and copies every output into buffers the reporter shares
-with it. It never sees the run's seed, the expected outputs, or the results channel; it answers
-in JSON and the reporter checks everything it says.
+"""The solution's process (untrusted once the solution is imported): it imports the solution and
+runs it, one gated call at a time, on inputs the reporter puts in buffers it shares with this
+process, times each call from inside, and copies every output into the reporter's output
+buffers. It never sees the run's seed, the expected outputs, or the results channel, and it makes
+no inputs of its own. It answers in JSON, and the reporter checks everything it says.
 
-Requests (pickled by the reporter, which this process trusts): load, workload, call, exit.
-Replies: one JSON document per request, echoing its nonce.
+Requests (pickled by the reporter, which this process trusts): prepare, load, workload, call,
+exit; a call is driven by go / next messages (see the package's docstring for the protocol).
 """
 
 from __future__ import annotations
@@ -22,17 +23,11 @@ import torch
 from . import status
 from .checks import CheckResult, as_output_list, check_structure
 from .fallback import Tripwires, named_in_source
-from .inputs import InputError, empty_outputs, make_inputs, scrub
+from .inputs import empty_outputs, scrub
 from .integrity import Guard, IntegrityViolation
-from .modules import (
-    LoadedSolution,
-    SolutionLoadError,
-    describe_exception,
-    import_file,
-    is_compile_error,
-    load_solution,
-)
-from .problem import Definition, Workload, definition_from_json, workload_from_json
+from .l2 import reset_persisting_l2
+from .modules import LoadedSolution, SolutionLoadError, describe_exception, is_compile_error, load_solution
+from .problem import Definition, definition_from_json
 from .timing import time_batch
 
 MAX_REPLY = 1 << 20
@@ -51,12 +46,10 @@ class Executor:
         self.solution: LoadedSolution | None = None
         self.definition: Definition | None = None
         self.device = torch.device("cpu")
-        self.problem_dir = Path(".")
-        self.custom: Callable[..., Any] | None = None
-        self.workload: Workload | None = None
         self.axes: dict[str, int] = {}
+        self.inputs: list[torch.Tensor | None] = []
         self.buffers: list[list[torch.Tensor]] = []
-        self.tripwires = Tripwires(Path("."), ())
+        self.tripwires: Tripwires | None = None
 
     def serve(self) -> None:
         while True:
@@ -64,100 +57,100 @@ class Executor:
             op = request.get("op")
             if op == "exit":
                 return
-            handler = {"load": self.load, "workload": self.set_workload, "call": self.call,
-                       "ping": lambda request: {}}[op]
+            handler = {"prepare": self.prepare, "load": self.load, "workload": self.set_workload,
+                       "call": self.call}[op]
             reply = handler(request)
             self.say({"kind": "reply", "nonce": request.get("nonce"), **reply})
 
     def say(self, message: dict[str, Any]) -> None:
         self.conn.send_bytes(json.dumps(message, allow_nan=False, default=str).encode()[:MAX_REPLY])
 
-    def load(self, request: dict[str, Any]) -> dict[str, Any]:
-        self.definition = definition_from_json(request["definition"], "job")
+    def prepare(self, request: dict[str, Any]) -> dict[str, Any]:
+        """Before any user code: start everything the harness needs (so that the threads it leaves
+        are known), take the integrity snapshot, and run the harness's own null problem."""
         self.device = torch.device(request["device"])
-        self.problem_dir = Path(request["problem_dir"])
-        self.custom = self.custom_inputs()
-        if self.device.type == "cuda":
-            torch.cuda.set_device(self.device)
-            torch.cuda.init()
-        _preload_libraries()
+        _warm_up(self.device)
+        self.guard = Guard(self)
+        self.definition = definition_from_json(request["definition"], "calibration")
+        self.solution = LoadedSolution(_null_solution(self.device), False, "python", Path(__file__))
+        return {"ok": True}
+
+    def load(self, request: dict[str, Any]) -> dict[str, Any]:
+        assert self.guard is not None
+        self.definition = definition_from_json(request["definition"], "job")
+        self.solution = None
         solution_path = Path(request["solution"])
         named = named_in_source(solution_path.parent.rglob("*.py"), self.definition.forbidden)
         if named:
             return {"ok": False, "status": status.REWARD_HACK,
                     "message": f"the solution refers to {named}, which this problem forbids"}
-        self.tripwires = Tripwires(self.problem_dir, self.definition.forbidden)
-        self.guard = Guard()
+        self.tripwires = Tripwires(Path(request["problem_dir"]), self.definition.forbidden)
         try:
-            self.guard.before_call()
             with self.user_code():
                 self.solution = load_solution(solution_path)
+            self.check_tripwires("while importing")  # first: name the operation if one was reached
             self.guard.verify()
-            self.check_tripwires("while importing")
         except SolutionLoadError as exc:
+            forbidden = self.tripwires.take()  # an import that failed on a forbidden operation
+            if forbidden:
+                return {"ok": False, "status": status.REWARD_HACK, "message": f"while importing: {forbidden}"}
             return {"ok": False, "status": status.COMPILE_ERROR, "message": str(exc)}
-        except (IntegrityViolation, Failure) as exc:
+        except Failure as exc:
+            return {"ok": False, "status": status.REWARD_HACK, "message": exc.message}
+        except IntegrityViolation as exc:
             return {"ok": False, "status": status.REWARD_HACK, "message": f"while importing: {exc}"}
         return {"ok": True}
 
-    def custom_inputs(self) -> Callable[..., Any] | None:
-        """The problem's custom input maker, without leaving the reference's run reachable."""
-        assert self.definition is not None
-        entry = self.definition.custom_inputs_entrypoint
-        if not entry:
-            return None
-        reference = import_file(self.problem_dir / "reference.py", "solarena_problem_inputs")
-        del sys.modules["solarena_problem_inputs"]
-        reference.run = _reference_is_off_limits
-        return getattr(reference, entry)
-
     @contextlib.contextmanager
     def user_code(self) -> Iterator[None]:
+        if self.tripwires is None:
+            yield
+            return
         self.tripwires.active = True
         try:
             yield
         finally:
             self.tripwires.active = False
 
-    def check_tripwires(self, when: str) -> None:
-        violation = self.tripwires.take()
+    def check_tripwires(self, when: str, thoroughly: bool = True) -> None:
+        """Forbidden operations reached since the last check; thoroughly: also that the
+        dispatcher still holds the tripwires (slower, so never on the reporter's clock)."""
+        if self.tripwires is None:
+            return
+        violation = self.tripwires.take() or (self.tripwires.verify() if thoroughly else None)
         if violation:
             raise Failure(status.REWARD_HACK, f"{when}: {violation}")
 
     def set_workload(self, request: dict[str, Any]) -> dict[str, Any]:
         assert self.definition is not None
-        self.workload = workload_from_json(request["workload"], self.definition, "job",
-                                           base_dir=self.problem_dir)
-        self.axes = dict(self.definition.resolve_axes(self.workload.axes))
+        self.axes = dict(request["axes"])
+        self.inputs = list(request["inputs"])
         self.buffers = request["buffers"]
         return {"ok": True}
 
     def call(self, request: dict[str, Any]) -> dict[str, Any]:
-        """A batch of calls; each one's seed arrives only once the previous call is over, so no
-        call can be prepared ahead."""
-        gate = ReporterGate(self, int(request["seed"]))
+        """A batch of gated calls; each one's inputs arrive only once the reporter says go."""
+        gate = ReporterGate(self)
         try:
-            samples = time_batch(lambda j: self.make_args(gate.seed), self.invoke, self.keep,
-                                 int(request["count"]), self.device, timed=bool(request["timed"]),
-                                 gate=gate)
+            samples = time_batch(self.invoke, self.keep, int(request["count"]), self.device, gate,
+                                 timed=bool(request["timed"]))
+            self.check_tripwires("between calls")  # the dispatcher's tripwires still in place
         except Stopped:
             return {"stopped": True}
         except Failure as exc:
             return {"failure": {"status": exc.verdict, "message": exc.message}}
-        except InputError as exc:
-            return {"failure": {"status": status.INVALID_REFERENCE, "message": f"input generation: {exc}"}}
         except Exception as exc:
+            forbidden = self.tripwires.take() if self.tripwires is not None else None
+            if forbidden:  # it raised because the dispatcher refused a forbidden operation
+                return {"failure": {"status": status.REWARD_HACK, "message": f"run(...): {forbidden}"}}
             return {"failure": self.describe_failure(exc)}
         return {"samples": [s.to_json() for s in samples]}
 
-    def make_args(self, seed: int) -> list[Any]:
-        assert self.definition is not None and self.workload is not None
-        return make_inputs(self.definition, self.workload, self.axes, seed, self.device, self.problem_dir,
-                           self.custom)
+    def arguments(self, scalars: dict[str, Any]) -> list[Any]:
+        return [tensor if tensor is not None else scalars[str(i)] for i, tensor in enumerate(self.inputs)]
 
     def invoke(self, args: list[Any]) -> Any:
-        assert self.solution is not None and self.definition is not None and self.guard is not None
-        self.guard.before_call()
+        assert self.solution is not None and self.definition is not None
         if self.solution.destination_passing:
             outs = empty_outputs(self.definition, self.axes, self.device)
             with self.user_code():
@@ -167,15 +160,14 @@ class Executor:
             return self.solution.run(*args)
 
     def keep(self, position: int, result: Any) -> None:
-        """After the call's window: check the output's form, copy it to the reporter's buffer."""
+        """After the call's window, still on the reporter's clock: check the output's form and
+        copy it to the reporter's buffer."""
         assert self.guard is not None and self.definition is not None
-        if self.device.type == "cuda":
-            torch.cuda.synchronize(self.device)
-        try:
-            self.guard.verify_threads()  # now: a thread left running could still write later
+        try:  # the device is synchronized: the window ends with a whole-device synchronization
+            self.guard.verify_during_call()  # a thread or a mode left running could still act
         except IntegrityViolation as exc:
             raise Failure(status.REWARD_HACK, str(exc)) from None
-        self.check_tripwires("run(...)")
+        self.check_tripwires("run(...)", thoroughly=False)
         specs = list(self.definition.outputs.values())
         outputs = as_output_list(result, len(specs))
         if isinstance(outputs, CheckResult):
@@ -190,18 +182,19 @@ class Executor:
         scrub(outputs)
 
     def after_call(self) -> None:
-        """Once the reporter's clock of the call has stopped: the full integrity check, before
-        anything more runs (a violation fails the batch before its times are reported)."""
+        """Once the reporter has the call's outputs: the full integrity check, before anything
+        more runs (a violation fails the batch before its times are reported)."""
         assert self.guard is not None
         try:
             self.guard.verify_functions()
         except IntegrityViolation as exc:
             raise Failure(status.REWARD_HACK, str(exc)) from None
+        self.check_tripwires("between calls", thoroughly=False)
 
     def describe_failure(self, exc: Exception) -> dict[str, str]:
-        assert self.solution is not None
+        source = self.solution.source_file if self.solution is not None else None
         verdict = status.COMPILE_ERROR if is_compile_error(exc) else status.RUNTIME_ERROR
-        text = describe_exception(exc, self.solution.source_file)
+        text = describe_exception(exc, source)
         if isinstance(exc, torch.cuda.OutOfMemoryError):
             text = "out of GPU memory"
         return {"status": verdict, "message": text}
@@ -212,22 +205,24 @@ class Stopped(Exception):
 
 
 class ReporterGate:
-    """Each call runs only when the reporter says go, and is over once the reporter has its
-    outputs: the reporter's own clock brackets it, and it checks them before the next call."""
+    """Each call starts when the reporter says go (with the call's inputs in the shared buffers)
+    and is over once its outputs are in the reporter's buffers: the reporter's own clock
+    brackets it, and it checks them before the next call."""
 
-    def __init__(self, executor: Executor, seed: int) -> None:
-        self.executor, self.seed = executor, seed
+    def __init__(self, executor: Executor) -> None:
+        self.executor = executor
 
-    def open(self, position: int) -> None:
+    def open(self, position: int) -> list[Any]:
+        if self.executor.device.type == "cuda":
+            reset_persisting_l2()
         self.executor.say({"kind": "ready", "position": position})
-        self._expect("go")
+        message = self._expect("go")
+        return self.executor.arguments(message.get("scalars") or {})
 
     def close(self, position: int) -> None:
         self.executor.say({"kind": "done", "position": position})
-        message = self._expect("next")
+        self._expect("next")
         self.executor.after_call()
-        if message.get("seed") is not None:
-            self.seed = int(message["seed"])
 
     def _expect(self, op: str) -> dict[str, Any]:
         message = self.executor.conn.recv()
@@ -238,22 +233,42 @@ class ReporterGate:
         return message
 
 
-def _reference_is_off_limits(*args: Any, **kwargs: Any) -> Any:
-    raise RuntimeError("the problem's reference is not available to solutions")
+def _null_solution(device: torch.device) -> Callable[[torch.Tensor], torch.Tensor]:
+    """The harness's own solution of its null problem (calibration.py): on a GPU one small Triton
+    kernel (null_kernel.py), elsewhere one small torch operation."""
+    if device.type == "cuda":
+        try:
+            from . import null_kernel
+        except ImportError:  # no Triton: a torch operation's launch is the yardstick
+            pass
+        else:
+            null_kernel.compile_privately(device)
+            return null_kernel.run
+    return lambda x: x + 1.0
 
 
-def _preload_libraries() -> None:
-    """Import what solutions use before the solution's directory goes on sys.path, so a solution
-    file named triton.py does not shadow Triton."""
-    for name in ("triton", "triton.language", "numpy"):
+def _warm_up(device: torch.device) -> None:
+    """Start what the harness and most solutions start on first use (CUDA, the profiler, torch's
+    CPU thread pool, Triton), so the threads they leave belong to the harness's snapshot."""
+    for name in ("numpy", "triton", "triton.language"):
         try:
             importlib.import_module(name)
         except ImportError:
             pass
+    torch.ones(1 << 16).mul_(2).sum()  # large enough for the intra-op thread pool
+    if device.type == "cuda":
+        torch.cuda.set_device(device)
+        torch.cuda.init()
+        from torch.profiler import ProfilerActivity, profile
+
+        with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]):
+            torch.ones(16, device=device).add_(1)
+            torch.cuda.synchronize(device)
 
 
 def main(conn: Any) -> None:
     """Entry point of the spawned process."""
+    sys.path[:] = [p for p in sys.path if p]  # never the working directory
     try:
         Executor(conn).serve()
     except (EOFError, BrokenPipeError, KeyboardInterrupt):

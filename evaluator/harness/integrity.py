@@ -1,19 +1,24 @@
-"""Integrity checks in the solution's process: the functions timing and checking rely on must be
-the ones the harness started with, no tracer may watch the harness, and a call must not leave
-threads behind. Taken before the solution is imported, verified after every call.
+"""Integrity checks in the solution's process: the functions, classes and channel that timing and
+checking rely on must be the ones the harness started with, no tracer may watch the harness, no
+torch mode may sit in the harness's own operations, and no thread the harness did not start may
+run while a call is on the clock. The snapshot is taken once, before any user code runs.
 
 This raises the bar, it is not a wall: code in a process can in principle rewrite that process.
 The wall is elsewhere: results come only from the reporter process, which checks every output
-itself and bounds the reported times by what it saw from outside (see docs/security.md).
+itself, clocks every call from outside and holds the reported times to that clock, and pauses
+this process whenever it is not on the clock (see docs/security.md).
 """
 
 from __future__ import annotations
 
 import builtins
+import json
+import json.encoder
 import sys
 import threading
 import time
 from dataclasses import dataclass
+from multiprocessing import connection
 from types import ModuleType
 from typing import Any
 
@@ -21,9 +26,10 @@ import torch
 
 HARNESS_MODULES = ("evaluator.harness.executor", "evaluator.harness.timing", "evaluator.harness.inputs",
                    "evaluator.harness.integrity", "evaluator.harness.l2", "evaluator.harness.checks",
-                   "evaluator.harness.fallback")
+                   "evaluator.harness.fallback", "evaluator.harness.modules", "evaluator.harness.status",
+                   "evaluator.harness.gpu_clock")
 BUILTINS = ("type", "isinstance", "len", "min", "max", "sorted", "float", "int", "range", "zip",
-            "getattr", "id", "print")
+            "getattr", "id", "print", "str", "dict", "list")
 
 
 class IntegrityViolation(Exception):
@@ -50,19 +56,32 @@ def _critical() -> list[tuple[str, Any, str]]:
               for n in ("record", "elapsed_time", "synchronize", "query")]
     items += [(f"torch.Tensor.{n}", torch.Tensor, n)
               for n in ("clone", "copy_", "fill_", "zero_", "__eq__", "to")]
-    items += [(f"torch.{n}", torch, n) for n in ("empty", "randn", "rand", "randint", "Generator")]
+    items += [(f"torch.{n}", torch, n) for n in ("empty", "full", "Generator")]
     items += [(f"torch.profiler.{n}", torch.profiler, n) for n in ("profile", "record_function")]
     items += [(f"threading.{n}", threading, n) for n in ("enumerate", "active_count")]
     items += [(f"builtins.{n}", builtins, n) for n in BUILTINS]
+    items += [(f"json.{n}", json, n) for n in ("dumps", "loads")]
+    items += [(f"json.encoder.{n}", json.encoder, n)
+              for n in ("c_make_encoder", "encode_basestring", "encode_basestring_ascii", "JSONEncoder")]
     for module_name in HARNESS_MODULES:
         module = sys.modules.get(module_name)
         if module is None:
             continue
         items.append((f"sys.modules[{module_name!r}]", sys.modules, module_name))
         for attr, value in vars(module).items():
-            if not attr.startswith("__") and not isinstance(value, (dict, list, set)):
-                items.append((f"{module_name}.{attr}", module, attr))  # every global it relies on
+            if attr.startswith("__") or isinstance(value, (dict, list, set)):
+                continue
+            items.append((f"{module_name}.{attr}", module, attr))  # every global it relies on
+            if isinstance(value, type) and value.__module__ == module_name:
+                items += _class_members(f"{module_name}.{attr}", value)  # and its own classes
+    for cls in (connection.Connection, json.JSONEncoder):
+        items += _class_members(f"{cls.__module__}.{cls.__qualname__}", cls)
     return items
+
+
+def _class_members(name: str, cls: type) -> list[tuple[str, Any, str]]:
+    return [(f"{name}.{attr}", cls, attr) for attr in vars(cls) if not attr.startswith("__")
+            or attr in ("__init__", "__call__", "__eq__")]
 
 
 def _read(owner: Any, attr: str) -> Any:
@@ -72,23 +91,36 @@ def _read(owner: Any, attr: str) -> Any:
 
 
 class Guard:
-    """A snapshot of the critical functions, verified on demand."""
+    """A snapshot of the critical functions, of the executor's channel and of the harness's own
+    threads, verified on demand."""
 
-    def __init__(self) -> None:
+    def __init__(self, executor: Any) -> None:
+        self._executor = executor
+        self._conn = executor.conn
+        self._conn_state = dict(vars(executor.conn))
+        self._executor_attrs = set(vars(executor))
         self._watched = []
         for name, owner, attr in _critical():
             value = _read(owner, attr)
             self._watched.append(_Watched(name, owner, attr, value, getattr(value, "__code__", None),
                                           getattr(value, "__defaults__", None)))
         self._modules = {n: m for n, m in sys.modules.items() if n in HARNESS_MODULES}
-        self._threads: set[threading.Thread] = set()
-
-    def before_call(self) -> None:
-        self._threads = set(threading.enumerate())
+        self._threads = frozenset(threading.enumerate())
 
     def verify(self) -> None:
-        self.verify_threads()
+        self.verify_during_call()
         self.verify_functions()
+
+    def verify_during_call(self) -> None:
+        """What must hold while a call is on the clock: no thread but the harness's, no mode."""
+        left = [t for t in threading.enumerate() if t not in self._threads and t.is_alive()]
+        if left:
+            names = ", ".join(sorted(t.name for t in left))[:200]
+            raise IntegrityViolation(f"{len(left)} thread(s) the harness did not start ({names}) were "
+                                     "running during a call: work must be done inside run(...)")
+        if torch._C._len_torch_function_stack() or _dispatch_modes():
+            raise IntegrityViolation("a torch function or dispatch mode was left active: it would run "
+                                     "inside the harness's own operations")
 
     def verify_functions(self) -> None:
         if sys.gettrace() is not None or sys.getprofile() is not None:
@@ -102,10 +134,17 @@ class Guard:
         for name, module in self._modules.items():
             if not isinstance(module, ModuleType) or sys.modules.get(name) is not module:
                 raise IntegrityViolation(f"the module {name} was replaced")
+        executor = self._executor
+        if executor.conn is not self._conn or type(self._conn) is not connection.Connection:
+            raise IntegrityViolation("the harness's channel was replaced")
+        shadowing = set(vars(executor)) - self._executor_attrs
+        if shadowing:
+            raise IntegrityViolation(f"the harness's executor was changed ({', '.join(sorted(shadowing))})")
+        if vars(self._conn) != self._conn_state:
+            raise IntegrityViolation("the harness's channel was changed")
 
-    def verify_threads(self) -> None:
-        left = [t for t in threading.enumerate() if t not in self._threads and t.is_alive()]
-        if left:
-            names = ", ".join(sorted(t.name for t in left))[:200]
-            raise IntegrityViolation(f"run(...) left {len(left)} thread(s) running ({names}): "
-                                     "work must finish inside the call")
+
+def _dispatch_modes() -> int:
+    from torch.utils import _python_dispatch
+
+    return int(_python_dispatch._len_torch_dispatch_stack())

@@ -1,7 +1,9 @@
-"""The reporter's handle on the solution's process (evaluator.harness.executor).
+"""The reporter's handle on the solution's process (evaluator.harness.executor), trusted side.
 
 Requests go down pickled (the solution's process trusts the reporter); replies come up as JSON
-only, never pickles, so nothing the solution says can run code in the reporter.
+only, never pickles, so nothing the solution says can run code in the reporter, and anything
+that is not a well-formed message of a known kind is a forgery. Between messages the reporter
+can pause the whole solution's side (processes.py): it is resumed only to be sent a message.
 """
 
 from __future__ import annotations
@@ -9,14 +11,17 @@ from __future__ import annotations
 import itertools
 import json
 import multiprocessing
+import os
 import time
 from typing import Any
 
 import torch.multiprocessing  # noqa: F401  (registers tensor sharing for the requests)
 
 from . import executor
+from .processes import SolutionSide, Task, become_subreaper
 
 MAX_REPLY = executor.MAX_REPLY
+KINDS = ("ready", "done", "reply")
 
 
 class SolutionDied(Exception):
@@ -29,6 +34,7 @@ class ChannelTampered(SolutionDied):
 
 class SolutionProcess:
     def __init__(self) -> None:
+        become_subreaper()
         context = multiprocessing.get_context("spawn")
         self.conn, child_end = context.Pipe(duplex=True)
         self.process = context.Process(target=executor.main, args=(child_end,), name="solution",
@@ -36,6 +42,7 @@ class SolutionProcess:
         self.process.start()
         child_end.close()
         self._nonces = itertools.count(1)
+        self.side = SolutionSide(exempt=_helpers_of_this_process())
 
     def request(self, op: str, **fields: Any) -> dict[str, Any]:
         """Send a request and wait for its reply (no gated calls in between)."""
@@ -43,12 +50,24 @@ class SolutionProcess:
         return self.reply_to(nonce, self.receive())
 
     def send(self, op: str, **fields: Any) -> int:
+        """Resume the solution's side if it is paused, and send it a message."""
+        if self.side.paused:
+            self.side.resume()
         nonce = next(self._nonces)
         try:
             self.conn.send({"op": op, "nonce": nonce, **fields})
         except OSError:
             raise SolutionDied(self._how_it_ended()) from None
         return nonce
+
+    def pause(self) -> list[int]:
+        """Pause the solution's side; returns its processes."""
+        pids = self.side.pause()
+        self.side.reap(keep=self.process.pid)
+        return pids
+
+    def tasks(self, pids: list[int] | None = None, known: list[Task] = ()) -> list[Task]:
+        return self.side.tasks(pids, known)
 
     def receive(self) -> dict[str, Any]:
         """The next message from the solution's process: a JSON object with a known kind."""
@@ -62,9 +81,9 @@ class SolutionProcess:
             raise SolutionDied(self._how_it_ended()) from None
         try:
             message = json.loads(raw)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nested deeper than any message
             raise ChannelTampered("something wrote garbage on the harness's channel") from None
-        if not isinstance(message, dict) or message.get("kind") not in ("ready", "done", "reply"):
+        if not isinstance(message, dict) or message.get("kind") not in KINDS:
             raise ChannelTampered("something wrote a message of no known kind on the harness's channel")
         return message
 
@@ -75,6 +94,8 @@ class SolutionProcess:
         return message
 
     def close(self) -> None:
+        if self.side.paused:
+            self.side.resume()
         if self.process.is_alive():
             try:
                 self.conn.send({"op": "exit"})
@@ -84,6 +105,9 @@ class SolutionProcess:
         if self.process.exitcode is None:
             self.process.kill()
             self._wait(5.0)
+        for pid in self.side.pids():  # whatever the solution's side left behind
+            _kill(pid)
+        self.side.reap(keep=None)
         self.conn.close()
 
     def _wait(self, seconds: float) -> None:
@@ -101,3 +125,18 @@ class SolutionProcess:
         if code < 0:
             return f"the solution's process was killed by signal {-code}"
         return f"the solution's process exited with code {code} in the middle of a call"
+
+
+def _helpers_of_this_process() -> frozenset[int]:
+    """multiprocessing's resource tracker: a child of the reporter that is not the solution's."""
+    from multiprocessing import resource_tracker
+
+    pid = getattr(resource_tracker._resource_tracker, "_pid", None)
+    return frozenset([pid]) if pid else frozenset()
+
+
+def _kill(pid: int) -> None:
+    try:
+        os.kill(pid, 9)
+    except (ProcessLookupError, PermissionError):
+        pass

@@ -108,43 +108,49 @@ RunBatch = Callable[[int, int, bool], list[Sample]]  # first index, count, timed
 
 
 class Gate(Protocol):
-    """Lets someone outside watch each call: opened right before it, closed once its outputs
-    have been handed on (so its observer's clock covers the call and nothing can follow it)."""
+    """Hands each call its arguments and lets someone watch it: opened right before the call
+    (returning the arguments), closed once its outputs have been handed on."""
 
-    def open(self, position: int) -> None: ...
+    def open(self, position: int) -> list[Any]: ...
 
     def close(self, position: int) -> None: ...
 
 
-class _NoGate:
-    def open(self, position: int) -> None:
-        pass
+class LocalGate:
+    """For a callable of this process: arguments from prepare(position); on a GPU the persisting
+    L2 lines are reset and the L2 flushed before each call."""
+
+    def __init__(self, prepare: Prepare, device: torch.device) -> None:
+        self.prepare, self.device = prepare, device
+
+    def open(self, position: int) -> list[Any]:
+        args = self.prepare(position)
+        if self.device.type == "cuda":
+            flush_l2(self.device)
+        return args
 
     def close(self, position: int) -> None:
         pass
 
 
-def time_batch(prepare: Prepare, invoke: Invoke, keep: Keep, count: int, device: torch.device,
-               timed: bool = True, gate: Gate | None = None, read_clock: bool = False) -> list[Sample]:
-    """Run `count` calls; when timed, one sample each. keep() runs after each call's window.
-    read_clock: read the SM clock after each call (the reporter's side only: it reads the clock of
-    the solution's calls itself and never takes it from their report)."""
-    gate = gate or _NoGate()
+def time_batch(invoke: Invoke, keep: Keep, count: int, device: torch.device, gate: Gate,
+               timed: bool = True, read_clock: bool = False) -> list[Sample]:
+    """Run `count` calls, each on the arguments its gate hands it; when timed, one sample each.
+    keep() runs after each call's window. read_clock: read the SM clock after each call (the
+    reporter's side only: it reads the clock of the solution's calls itself)."""
     if not timed:
         for j in range(count):
-            args = prepare(j)
-            gate.open(j)
+            args = gate.open(j)
             result = invoke(args)
             _sync(device)
             keep(j, result)
             gate.close(j)
         return []
     if device.type == "cuda":
-        return _time_cuda(prepare, invoke, keep, count, device, gate, read_clock)
+        return _time_cuda(invoke, keep, count, device, gate, read_clock)
     samples = []
     for j in range(count):
-        args = prepare(j)
-        gate.open(j)
+        args = gate.open(j)
         t0 = perf_counter()
         result = invoke(args)
         samples.append(Sample(host_ms=(perf_counter() - t0) * 1e3))
@@ -153,20 +159,16 @@ def time_batch(prepare: Prepare, invoke: Invoke, keep: Keep, count: int, device:
     return samples
 
 
-def _time_cuda(prepare: Prepare, invoke: Invoke, keep: Keep, count: int,
-               device: torch.device, gate: Gate, read_clock: bool) -> list[Sample]:
+def _time_cuda(invoke: Invoke, keep: Keep, count: int, device: torch.device, gate: Gate,
+               read_clock: bool) -> list[Sample]:
     from torch.profiler import ProfilerActivity, profile, record_function
 
-    flush = _l2_flush_buffer(device)
     host, events, clocks = [], [], []
     with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
         for j in range(count):
-            args = prepare(j)
-            reset_persisting_l2()
-            flush.zero_()
-            torch.cuda.synchronize(device)
             start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            gate.open(j)
+            torch.cuda.synchronize(device)
+            args = gate.open(j)
             with record_function(f"{ANNOTATION}{j}"):
                 t0 = perf_counter()
                 start.record()
@@ -178,7 +180,7 @@ def _time_cuda(prepare: Prepare, invoke: Invoke, keep: Keep, count: int,
             events.append((start, end))
             keep(j, result)
             gate.close(j)
-    spans = _activity_spans(prof, count)
+    spans = activity_spans(prof, count)
     return [Sample(host_ms=h, gpu_ms=span, event_ms=start.elapsed_time(end), sm_clock_mhz=clock)
             for span, h, (start, end), clock in zip(spans, host, events, clocks, strict=True)]
 
@@ -207,8 +209,8 @@ def time_callable(prepare: Prepare, invoke: Invoke, verify: Keep, device: torch.
     after its batch, with i counting every call."""
     def run_batch(first: int, count: int, timed: bool) -> list[Sample]:
         results: dict[int, Any] = {}
-        samples = time_batch(lambda j: prepare(first + j), invoke, results.__setitem__, count, device,
-                             timed, read_clock=True)
+        gate = LocalGate(lambda j: prepare(first + j), device)
+        samples = time_batch(invoke, results.__setitem__, count, device, gate, timed, read_clock=True)
         for j in range(count):
             verify(first + j, results.pop(j))
         return samples
@@ -216,7 +218,7 @@ def time_callable(prepare: Prepare, invoke: Invoke, verify: Keep, device: torch.
     return measure(run_batch, options, "gpu_activity" if device.type == "cuda" else "host")
 
 
-def _activity_spans(prof: Any, count: int) -> list[float | None]:
+def activity_spans(prof: Any, count: int) -> list[float | None]:
     """Per timed call: ms from the first GPU activity start to the last end inside its window."""
     fd, path = tempfile.mkstemp(suffix=".json")
     os.close(fd)
@@ -248,12 +250,16 @@ def _activity_spans(prof: Any, count: int) -> list[float | None]:
 _flush_buffers: dict[int, torch.Tensor] = {}
 
 
-def _l2_flush_buffer(device: torch.device) -> torch.Tensor:
+def flush_l2(device: torch.device) -> None:
+    """Reset persisting L2 lines, then write twice the L2's size, so no line of what came before
+    is still cached; the device is synchronized after."""
     index = device.index if device.index is not None else torch.cuda.current_device()
     if index not in _flush_buffers:
         l2 = getattr(torch.cuda.get_device_properties(index), "L2_cache_size", 64 << 20) or (64 << 20)
         _flush_buffers[index] = torch.empty(2 * l2, dtype=torch.uint8, device=device)
-    return _flush_buffers[index]
+    reset_persisting_l2()
+    _flush_buffers[index].zero_()
+    torch.cuda.synchronize(device)
 
 
 def _sync(device: torch.device) -> None:

@@ -23,16 +23,12 @@ from tests.conftest import FIXTURES, evaluate_source
 
 TINY_MATMUL = FIXTURES / "problems" / "tiny_matmul"
 NAMED = "which this problem forbids as torch.matmul"  # in every verdict on the matrix product
-# Each raises out of run() (the harness's kernel refuses the operator): they never score today;
-# they are REWARD_HACK once the executor looks at the tripwires when run() raises.
+# Each raises out of run() (the harness's kernel refuses the operator): REWARD_HACK all the same.
 RAISING_ALIASES = ["alias_aten_mm", "alias_einsum", "alias_bmm_of_one", "alias_tensordot",
                    "alias_builtin_name"]
-# These swallow the refusal or reach the operation outside run(): REWARD_HACK today.
+# These swallow the refusal or reach the operation outside run().
 QUIET = ["alias_probe_then_hide", "forbidden_at_import", "forbidden_in_finalizer", "forbidden_from_thread",
          "tamper_destroy_overrides"]
-# Pass once executor.py is wired as the fallback change's notes say; drop the marks then.
-UNTIL_RAISES_WIRED = "the executor does not yet report Tripwires.take() when run() raises"
-UNTIL_VERIFY_WIRED = "the executor does not yet call Tripwires.verify() between calls"
 
 
 @pytest.fixture(scope="module")
@@ -61,7 +57,6 @@ def test_an_aliased_forbidden_operation_never_scores_and_is_named(tiny: Callable
     assert NAMED in run.text_seen_by_submitter() and "aten::" in run.text_seen_by_submitter()
 
 
-@pytest.mark.xfail(strict=True, reason=UNTIL_RAISES_WIRED)
 @pytest.mark.parametrize("name", RAISING_ALIASES)
 def test_an_aliased_forbidden_operation_is_a_reward_hack(tiny: Callable[[str], CheatRun], name: str) -> None:
     assert_forbidden_operation_named(tiny(name))
@@ -73,7 +68,6 @@ def test_a_forbidden_operation_reached_quietly_or_outside_run_is_caught(tiny: Ca
     assert_forbidden_operation_named(tiny(name))
 
 
-@pytest.mark.xfail(strict=True, reason=UNTIL_VERIFY_WIRED)
 def test_a_kernel_registered_over_the_harness_guard_is_caught(tiny: Callable[[str], CheatRun]) -> None:
     run = tiny("tamper_override_kernel")
     assert_reward_hack(run, "removed or replaced")

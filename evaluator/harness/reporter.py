@@ -1,8 +1,10 @@
-"""The reporter: runs a job against the solution's process. Per workload it sends seeds for
-correctness rounds and timed calls, checks every output the solution copied into the shared
-buffers against the reference computed here on its own inputs, times the reference and the
-baseline itself, and reports. It never imports the solution. One failing workload never stops
-the others."""
+"""The reporter (trusted): runs a job against the solution's process. It calibrates its own clock
+on the harness's null problem before the solution is imported; then, per workload, it draws the
+inputs of every call itself and puts them in buffers it shares with the solution's process,
+clocks each call from outside, checks every output against the reference it computes on its own
+copy of the inputs, holds the reported times to its own clock, and times the reference and the
+baseline itself with the solution's side paused. It never imports the solution. One failing
+workload never stops the others."""
 
 from __future__ import annotations
 
@@ -13,19 +15,30 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import torch
 
 from . import status
+from .calibration import (
+    NULL_DEFINITION,
+    NULL_TIMING,
+    NULL_WORKLOAD,
+    Calibration,
+    copy_cost_ms,
+    unaccounted,
+)
 from .checks import CheckResult, as_output_list, check_outputs
 from .environment import describe
 from .gpu_clock import sm_clock_mhz
 from .inputs import InputError, derive_seed, empty_outputs, make_inputs, scrub, torch_dtype
 from .modules import describe_exception, import_file
 from .problem import Definition, Tolerance, Workload, definition_from_json, workload_from_json
+from .processes import PauseFailed, Task, newcomers
+from .processes import describe as describe_tasks
 from .solution_process import ChannelTampered, SolutionDied, SolutionProcess
-from .timing import Sample, Timing, TimingOptions, measure, time_callable
+from .timing import Sample, Timing, TimingOptions, flush_l2, measure, time_callable
 
 # An inside clock below this share of the outside one, on calls the outside clock puts above
 # CLOCK_FLOOR_MS, was tampered with (honest: the outside adds the output copy and messaging).
@@ -109,88 +122,131 @@ class ProblemCode:
 
 def load_problem_code(job: Job) -> ProblemCode:
     """Import the reference and baseline from the job's spec, not from files the solution could
-    have rewritten; Triton needs real files, so they go to a directory of the reporter's own."""
-    private = Path(tempfile.mkdtemp(prefix="solarena-problem-"))
-    (private / "reference.py").write_text(job.definition.reference, encoding="utf-8")
-    reference = import_file(private / "reference.py", "solarena_reference")
+    have rewritten."""
+    reference = import_problem_source(job.definition.reference, "solarena_reference")
     baseline = None
     if job.definition.baseline is not None:
-        (private / "baseline.py").write_text(job.definition.baseline, encoding="utf-8")
-        baseline = import_file(private / "baseline.py", "solarena_baseline").run
+        baseline = import_problem_source(job.definition.baseline, "solarena_baseline").run
     entry = job.definition.custom_inputs_entrypoint
     return ProblemCode(reference.run, baseline, getattr(reference, entry) if entry else None)
+
+
+def import_problem_source(source: str, module_name: str) -> ModuleType:
+    """Triton needs kernels in real files: the source goes to a directory of the reporter's own."""
+    private = Path(tempfile.mkdtemp(prefix="solarena-problem-"))
+    (private / f"{module_name}.py").write_text(source, encoding="utf-8")
+    return import_file(private / f"{module_name}.py", module_name)
+
+
+@dataclass
+class Session:
+    """The solution's process, once calibrated and loaded."""
+
+    process: SolutionProcess
+    calibration: Calibration
+    harness_tasks: list[Task]  # threads and processes of the solution's side before the import
 
 
 def run_job(job: Job, emit: Emit, skip: Iterable[str] = ()) -> None:
     emit({"event": "environment", **describe(job.device)})
     code = load_problem_code(job)
     skipped = set(skip)
-    process: SolutionProcess | None = None
+    session: Session | None = None
     load_failure: dict[str, Any] | None = None
     for workload in job.workloads:
         if workload.uuid in skipped:
             continue
-        if process is None and load_failure is None:
+        if session is None and load_failure is None:
             emit({"event": "loading"})
-            process, load_failure = start_solution(job)
+            session, load_failure = start_solution(job)
             emit({"event": "loaded"})
             if load_failure is not None:
                 emit({"event": "solution", **load_failure})
         emit({"event": "start", "uuid": workload.uuid})
-        if process is None:
+        if session is None:
             result = dict(load_failure or {})
         else:
             try:
-                result = WorkloadRun(job, workload, process, code).run()
-            except ChannelTampered as exc:
-                result = {"status": status.REWARD_HACK, "message": f"result forgery: {exc}"}
-                process.close()
-                process = None
-            except SolutionDied as exc:
+                result = WorkloadRun(job, workload, session, code).run()
+            except (SolutionDied, PauseFailed) as exc:
                 result = {"status": status.RUNTIME_ERROR, "message": str(exc)}
-                process.close()
-                process = None  # a fresh process for the next workload
+                if isinstance(exc, ChannelTampered):
+                    result = {"status": status.REWARD_HACK, "message": f"result forgery: {exc}"}
+                session.process.close()
+                session = None  # a fresh process for the next workload
         emit({"event": "workload", "uuid": workload.uuid, **result})
         _release(job.device)
-    if process is not None:
-        process.close()
+    if session is not None:
+        session.process.close()
     emit({"event": "done"})
 
 
-def start_solution(job: Job) -> tuple[SolutionProcess | None, dict[str, Any] | None]:
+def start_solution(job: Job) -> tuple[Session | None, dict[str, Any] | None]:
+    """Start the solution's process, calibrate the reporter's clock on it before any user code
+    is there, note the threads and processes of the harness's own, then import the solution."""
     process = SolutionProcess()
     try:
-        reply = process.request("load", definition=job.definition.to_json(), device=str(job.device),
+        process.request("prepare", device=str(job.device), definition=NULL_DEFINITION)
+        calibration = calibrate(job, process)
+        process.pause()
+        harness_tasks = process.tasks()
+        reply = process.request("load", definition=job.definition.to_json(),
                                 problem_dir=str(job.directory / "problem"),
                                 solution=str(job.solution_path))
-    except SolutionDied as exc:
+    except (SolutionDied, PauseFailed) as exc:
         process.close()
         return None, {"status": status.RUNTIME_ERROR, "message": f"while importing the solution: {exc}"}
+    except CallFailed as exc:  # the harness's own null problem: nothing of the solution ran yet
+        process.close()
+        return None, {"status": status.RUNTIME_ERROR, "message": f"the harness's calibration failed: "
+                      f"{exc.message}"}
     if not reply.get("ok"):
         process.close()
         verdict = reply.get("status")
         return None, {"status": verdict if verdict in status.ALL else status.COMPILE_ERROR,
                       "message": str(reply.get("message", ""))[:2000]}
-    return process, None
+    return Session(process, calibration, harness_tasks), None
+
+
+def calibrate(job: Job, process: SolutionProcess) -> Calibration:
+    """Time the harness's own null problem through the same gated calls as any solution."""
+    definition = definition_from_json(NULL_DEFINITION, "calibration")
+    null_job = Job(job.directory, definition, [], job.solution_path, job.seed, job.device,
+                   correctness_rounds=1, timing=TimingOptions.for_device(job.device, NULL_TIMING),
+                   time_reference=False, time_baseline=False)
+    workload = workload_from_json(NULL_WORKLOAD, definition, "calibration")
+    reference = import_problem_source(definition.reference, "solarena_null_reference")
+    run = WorkloadRun(null_job, workload, Session(process, Calibration(0.0, 0.0, 0.0, 0), []),
+                      ProblemCode(reference.run, None, None))
+    outcome = run.run()
+    if outcome["status"] != status.PASSED:
+        raise CallFailed(outcome["status"], outcome.get("message", ""))
+    return Calibration.from_calls(run.calls)
 
 
 class WorkloadRun:
     """Correctness and timing of one workload."""
 
-    def __init__(self, job: Job, workload: Workload, process: SolutionProcess, code: ProblemCode) -> None:
-        self.job, self.workload, self.process, self.code = job, workload, process, code
+    def __init__(self, job: Job, workload: Workload, session: Session, code: ProblemCode) -> None:
+        self.job, self.workload, self.session, self.code = job, workload, session, code
+        self.process = session.process
         self.definition = job.definition
         self.axes = self.definition.resolve_axes(workload.axes)
         self.specs = list(self.definition.outputs.values())
         self.tolerance: Tolerance = workload.tolerance
         slots = max(job.timing.batch, job.timing.warmup, 1)
-        self.buffers = self.shared_buffers(slots)
+        self.pool = torch.cuda.MemPool() if job.device.type == "cuda" else None
+        self.buffers = [self.shared(lambda: empty_outputs(self.definition, self.axes, job.device))
+                        for _ in range(slots)]
+        self.inputs: list[torch.Tensor | None] = []
+        self.clocks: list[tuple[float, float]] = []  # (inside, outside) ms of each timed call
+        self.calls: list[tuple[float, float]] = []  # (outside, reported) ms of each timed call
 
     def run(self) -> dict[str, Any]:
-        self.process.request("workload", workload=self.workload.to_json(), buffers=self.buffers)
-        self.floor_ms = self.round_trip_floor()
-        self.clocks: list[tuple[float, float]] = []  # (inside, outside) ms of each timed call
         try:
+            self.inputs = self.input_buffers()
+            self.process.request("workload", axes=self.axes, inputs=self.inputs, buffers=self.buffers)
+            copy_ms = copy_cost_ms(self.buffers[0], self.job.device)
             correctness = self.check_rounds()
             timing = measure(self.solution_batch, self.job.timing, self.clock)
             self.check_clocks()
@@ -200,6 +256,12 @@ class WorkloadRun:
             return {"status": status.INVALID_REFERENCE, "message": f"input generation: {exc}"}
         out: dict[str, Any] = {"status": status.PASSED, "message": "", "correctness": correctness,
                                "latency_ms": timing.latency_ms, "timing": timing.to_json()}
+        if self.job.device.type == "cuda" and self.session.calibration.calls:
+            held = unaccounted(self.calls, self.session.calibration, copy_ms)
+            out["timing"]["outside"] = held.to_json()
+            if held.tampered:
+                return {"status": status.REWARD_HACK, "message": held.message()}
+        self.process.pause()  # nothing of the solution's side runs while its yardsticks are timed
         self.time_problem_code(out)
         return out
 
@@ -225,12 +287,15 @@ class WorkloadRun:
         return self.reported_samples(call, count) if timed else []
 
     def gated_call(self, seeds: list[int], timed: bool, when: str) -> GatedCall:
-        """Run a batch in the solution's process, one call at a time: each starts when this side
-        says go and is over when its outputs are in the shared buffers; the reporter clocks it
-        from outside and checks its outputs before the next one starts."""
-        nonce = self.process.send("call", seed=seeds[0], count=len(seeds), timed=timed)
+        """Run a batch in the solution's process, one call at a time. When it is ready for a call,
+        the reporter pauses it, draws the call's inputs and puts them in the shared buffers, then
+        starts its clock and says go; the call is over when its outputs are in the shared
+        buffers: the reporter stops its clock, pauses the solution's side again and checks them
+        (and that nothing of the solution's was left running) before the next call starts."""
+        nonce = self.process.send("call", count=len(seeds), timed=timed)
         call = GatedCall()
         opened_at: float | None = None
+        args: list[Any] = []
         while True:
             message = self.process.receive()
             if message["kind"] == "reply":
@@ -244,43 +309,67 @@ class WorkloadRun:
             if position != len(call.observed_ms) or (message["kind"] == "ready") != (opened_at is None):
                 raise ChannelTampered("a gate message came out of turn on the harness's channel")
             if message["kind"] == "ready":
+                self.process.pause()
+                try:
+                    args = self.make_args(seeds[position])
+                    scalars = self.fill_inputs(args)
+                except Exception:
+                    self.stop(nonce)  # the solution's process must not be left waiting mid-batch
+                    raise
                 opened_at = time.perf_counter()
-                self.process.send("go")
+                self.process.send("go", scalars=scalars)
                 continue
             assert opened_at is not None
             call.observed_ms.append((time.perf_counter() - opened_at) * 1e3)
+            pids = self.process.pause()
             call.sm_clock_mhz.append(sm_clock_mhz(self.job.device) if timed else None)
             opened_at = None
             try:
-                check = self.verify_slot(position, seeds[position])
+                self.check_left_running(pids)
+                check = self.verify_slot(position, args)
             except Exception:
-                self.stop(nonce)  # the solution's process must not be left waiting mid-batch
+                self.stop(nonce)
                 raise
             if not check.ok:
                 self.stop(nonce)
                 prefix = f"{when} returned a wrong result" if timed else when
                 raise CallFailed(check.status, f"{prefix}: {check.message}")
             call.checks.append(check)
-            following = position + 1
-            self.process.send("next", seed=seeds[following] if following < len(seeds) else None)
+            self.process.send("next")
 
     def stop(self, nonce: int) -> None:
         self.process.send("stop")
         self.process.reply_to(nonce, self.process.receive())
 
-    def round_trip_floor(self) -> float:
-        """The shortest message round trip to the solution's process, in ms: what a gated call's
-        outside clock holds besides the call."""
-        trips = []
-        for _ in range(5):
-            started = time.perf_counter()
-            self.process.request("ping")
-            trips.append((time.perf_counter() - started) * 1e3)
-        return min(trips)
+    def fill_inputs(self, args: list[Any]) -> dict[str, Any]:
+        """Copy a call's tensors into the shared input buffers (then, on a GPU, flush the L2 so
+        the call starts cold); the other arguments travel with the go."""
+        scalars = {}
+        for index, (arg, buffer) in enumerate(zip(args, self.inputs, strict=True)):
+            if buffer is None:
+                scalars[str(index)] = arg
+            else:
+                buffer.copy_(arg)
+        if self.job.device.type == "cuda":
+            flush_l2(self.job.device)
+        return scalars
+
+    def check_left_running(self, pids: list[int]) -> None:
+        """No thread or process of the solution's side that was not there before the import may
+        be alive while a call is on the clock: it could work outside the call."""
+        known = self.session.harness_tasks
+        extra = newcomers(known, self.process.tasks(pids, known))
+        if extra and self.session.calibration.calls:
+            raise CallFailed(status.REWARD_HACK,
+                             f"{len(extra)} thread(s) or process(es) the harness did not start were "
+                             f"running during a call ({describe_tasks(extra)[:200]}): work must be "
+                             "done inside run(...)")
 
     def reported_samples(self, call: GatedCall, count: int) -> list[Sample]:
         """The solution's process reports its own times: they must be well-formed and fit inside
-        the reporter's own clock of each call. The host time is the reporter's."""
+        the reporter's own clock of each call. On the CPU the time is the reporter's clock less
+        its own least overhead; on a GPU the reported activity time, held to the reporter's
+        clock afterwards (calibration.py)."""
         raw = call.reply.get("samples")
         try:
             if not isinstance(raw, list) or len(raw) != count:
@@ -288,14 +377,17 @@ class WorkloadRun:
             reported = [Sample.from_json(s) for s in raw]
         except ValueError as exc:
             raise CallFailed(status.REWARD_HACK, f"malformed timing report: {exc}") from None
+        least = self.session.calibration.least_ms
         samples = []
         for sample, observed, sm_clock in zip(reported, call.observed_ms, call.sm_clock_mhz, strict=True):
             if max(sample.host_ms, sample.gpu_ms or 0.0) > observed + HOST_SLACK_MS:
                 raise CallFailed(status.REWARD_HACK, "a reported time exceeds the time the call took "
                                  "as seen from outside: the timing report was tampered with")
-            samples.append(Sample(host_ms=max(observed - self.floor_ms, 0.0), gpu_ms=sample.gpu_ms,
-                                  event_ms=sample.event_ms, sm_clock_mhz=sm_clock))
-            self.clocks.append((sample.host_ms, max(observed - self.floor_ms, 0.0)))
+            outside = max(observed - least, 0.0)
+            samples.append(Sample(host_ms=outside, gpu_ms=sample.gpu_ms, event_ms=sample.event_ms,
+                                  sm_clock_mhz=sm_clock))
+            self.clocks.append((sample.host_ms, outside))
+            self.calls.append((observed, sample.primary_ms))
         return samples
 
     def check_clocks(self) -> None:
@@ -316,23 +408,22 @@ class WorkloadRun:
         if failure is None:
             return
         verdict = failure.get("status") if isinstance(failure, dict) else None
-        if verdict not in status.ALL or verdict == status.PASSED:
+        message = failure.get("message", "") if isinstance(failure, dict) else None
+        if verdict not in status.ALL or verdict == status.PASSED or not isinstance(message, str):
             raise CallFailed(status.REWARD_HACK, f"{when}: the solution's process sent a malformed verdict")
-        raise CallFailed(verdict, f"{when}: {str(failure.get('message', ''))[:2000]}")
+        raise CallFailed(verdict, f"{when}: {message[:2000]}")
 
-    def verify_slot(self, slot: int, seed: int) -> CheckResult:
-        expected = self.expected(seed)
+    def verify_slot(self, slot: int, args: list[Any]) -> CheckResult:
+        expected = self.expected(args)
         try:
             return check_outputs(self.buffers[slot], expected, self.specs, self.tolerance)
         finally:
             scrub(expected)
             scrub(self.buffers[slot])  # an output the next call does not write fails
 
-    def expected(self, seed: int) -> list[torch.Tensor]:
+    def expected(self, args: list[Any]) -> list[torch.Tensor]:
         try:
-            return self.reference_outputs(self.make_args(seed))
-        except InputError:
-            raise
+            return self.reference_outputs(args)
         except Exception as exc:
             raise CallFailed(status.INVALID_REFERENCE,
                              f"the reference failed: {describe_exception(exc)}") from None
@@ -363,7 +454,8 @@ class WorkloadRun:
             if verify:
                 outputs = as_output_list(result, len(self.specs))
                 outcome = outputs if isinstance(outputs, CheckResult) else check_outputs(
-                    outputs, self.expected(self.seed("time", i)), self.specs, self.tolerance)
+                    outputs, self.expected(self.make_args(self.seed("time", i))), self.specs,
+                    self.tolerance)
                 if not outcome.ok:
                     scrub(result)
                     raise CallFailed(outcome.status,
@@ -399,20 +491,38 @@ class WorkloadRun:
         return make_inputs(self.definition, self.workload, self.axes, seed, self.job.device,
                            self.job.directory / "problem", self.code.custom)
 
-    def shared_buffers(self, slots: int) -> list[list[torch.Tensor]]:
-        """Output buffers the solution's process writes into, poisoned so an unwritten one fails.
+    def shared(self, make: Callable[[], list[torch.Tensor | None]]) -> list[torch.Tensor | None]:
+        """Tensors the solution's process shares with this one (shared memory, or CUDA IPC).
         On a GPU they come from a pool of their own: sharing a buffer shares its whole memory
-        segment, which must not also hold the reporter's expected outputs."""
-        def make() -> list[list[torch.Tensor]]:
-            return [empty_outputs(self.definition, self.axes, self.job.device) for _ in range(slots)]
+        segment, which must not also hold the reporter's inputs or expected outputs."""
+        if self.pool is None:
+            return [t.share_memory_() if t is not None else None for t in make()]
+        with torch.cuda.use_mem_pool(self.pool):
+            return make()
 
-        if self.job.device.type != "cuda":
-            return [[t.share_memory_() for t in outs] for outs in make()]
-        pool = torch.cuda.MemPool()
-        with torch.cuda.use_mem_pool(pool):
-            buffers = make()
-        self._pool = pool  # the pool lives as long as its buffers
-        return buffers
+    def input_buffers(self) -> list[torch.Tensor | None]:
+        """A buffer for each tensor argument of a call, laid out as the inputs are drawn (strides
+        kept: some problems hand over column-major matrices); None for the other arguments."""
+        probe = self.make_args(self.seed("layout", 0))
+        return self.shared(lambda: [_like(a) if isinstance(a, torch.Tensor) else None for a in probe])
+
+
+def _like(tensor: torch.Tensor) -> torch.Tensor:
+    """An empty tensor of the same shape, dtype and (where it is a permutation of a dense one)
+    memory layout."""
+    if _dense(tensor):
+        return torch.empty_strided(tensor.shape, tensor.stride(), dtype=tensor.dtype, device=tensor.device)
+    return torch.empty(tensor.shape, dtype=tensor.dtype, device=tensor.device)
+
+
+def _dense(tensor: torch.Tensor) -> bool:
+    step = 1
+    for dim in sorted(range(tensor.dim()), key=tensor.stride):
+        if tensor.size(dim) != 1:
+            if tensor.stride(dim) != step:
+                return False
+            step *= tensor.size(dim)
+    return True
 
 
 def _release(device: torch.device) -> None:

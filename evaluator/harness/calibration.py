@@ -1,0 +1,120 @@
+"""Holding the solution's reported times to the reporter's own clock (trusted side).
+
+The solution's process reports each call's GPU activity span; nothing stops code in that process
+from reporting less. The reporter clocks every call itself, from the go it sends to the done it
+receives, so it sees the whole call plus its own fixed costs: two messages, the harness's window,
+the copy of the outputs into the reporter's buffers. Those costs are measured before any user
+code is loaded, on the harness's own null problem run through the very same gated calls
+(`NULL_DEFINITION`); the copy is measured by the reporter per workload. What the outside clock
+saw beyond them and beyond the reported time is time the activity records do not account for:
+honest code has a little (its host work before its first kernel starts and after its last one
+ends); a report lowered by code in the solution's process, or work moved outside the reported
+window, has more. Above `ALLOWED_MS` plus `ALLOWED_SHARE` of the reported time it is REWARD_HACK.
+"""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+ALLOWED_MS = 0.05  # host work of an honest call outside its first to last kernel
+ALLOWED_SHARE = 0.1  # of the reported time: what scales with the call (clock changes, ...)
+SPREAD_FACTOR = 5.0  # on a host whose own costs vary more, the allowance follows their spread
+
+NULL_DEFINITION: dict[str, Any] = {
+    "name": "solarena_null",
+    "description": "The harness's own calibration problem: one small elementwise kernel.",
+    "axes": {"n": {"type": "var"}},
+    "inputs": {"x": {"shape": ["n"], "dtype": "float32"}},
+    "outputs": {"y": {"shape": ["n"], "dtype": "float32"}},
+    "reference": "def run(x):\n    return x + 1.0\n",
+    "tolerance": {"atol": 1e-6, "rtol": 1e-6},
+}
+NULL_WORKLOAD: dict[str, Any] = {"uuid": "solarena-calibration", "axes": {"n": 4096},
+                                 "inputs": {"x": {"type": "random"}}}
+NULL_TIMING: dict[str, Any] = {"warmup": 5, "min_iterations": 40, "max_iterations": 40,
+                               "budget_seconds": 10.0}
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """The reporter's fixed cost of one gated call beyond what the call itself reports, in ms:
+    the median over the null problem's timed calls, and the least of them."""
+
+    overhead_ms: float
+    least_ms: float
+    spread_ms: float  # between the quartiles
+    calls: int
+
+    @classmethod
+    def from_calls(cls, calls: list[tuple[float, float]]) -> Calibration:
+        """calls: (outside ms, reported ms) of each of the null problem's timed calls."""
+        extra = [max(outside - reported, 0.0) for outside, reported in calls]
+        quartiles = statistics.quantiles(extra, n=4) if len(extra) > 1 else [0.0, 0.0, 0.0]
+        return cls(statistics.median(extra), min(extra), quartiles[2] - quartiles[0], len(extra))
+
+    @property
+    def allowed_ms(self) -> float:
+        return max(ALLOWED_MS, SPREAD_FACTOR * self.spread_ms)
+
+
+@dataclass(frozen=True)
+class Unaccounted:
+    """What the outside clock saw of a workload's timed calls that the reported times do not
+    account for, beyond the harness's own costs; and what is allowed."""
+
+    outside_ms: float  # median of the reporter's clock of each call
+    reported_ms: float  # median of the reported times
+    unaccounted_ms: float  # median of (outside - reported) less the harness's costs
+    allowed_ms: float
+    overhead_ms: float  # the harness's fixed cost per call (Calibration.overhead_ms)
+    copy_ms: float  # handing the outputs over
+
+    @property
+    def tampered(self) -> bool:
+        return self.unaccounted_ms > self.allowed_ms
+
+    def to_json(self) -> dict[str, float]:
+        return {k: round(v, 6) for k, v in vars(self).items()}
+
+    def message(self) -> str:
+        return (f"the solution's process reported {self.reported_ms:.4g} ms per call, but the harness's "
+                f"own clock saw {self.outside_ms:.4g} ms: {self.unaccounted_ms:.4g} ms per call beyond "
+                f"its own costs that no reported GPU activity accounts for (at most "
+                f"{self.allowed_ms:.4g} ms allowed): the timing report was tampered with, or work ran "
+                "outside the timed window")
+
+
+def unaccounted(calls: list[tuple[float, float]], calibration: Calibration, copy_ms: float) -> Unaccounted:
+    """calls: (outside ms, reported ms) of each timed call of a workload; copy_ms: what copying
+    its outputs into the reporter's buffers costs."""
+    outside = statistics.median(c[0] for c in calls)
+    reported = statistics.median(c[1] for c in calls)
+    extra = statistics.median(o - r for o, r in calls) - calibration.overhead_ms - copy_ms
+    return Unaccounted(outside, reported, max(extra, 0.0), calibration.allowed_ms + ALLOWED_SHARE * reported,
+                       calibration.overhead_ms, copy_ms)
+
+
+def copy_cost_ms(buffers: list[torch.Tensor], device: torch.device, repeats: int = 5) -> float:
+    """The least time this process takes to copy tensors like `buffers` on `device` and wait for
+    it: what the solution's process spends, on the reporter's clock, handing its outputs over."""
+    from time import perf_counter
+
+    if device.type != "cuda":
+        return 0.0  # a CPU call's latency is the outside clock itself, copy included
+    sources = [torch.empty_like(b) for b in buffers]
+    copy, wait = float("inf"), float("inf")
+    for _ in range(repeats):
+        torch.cuda.synchronize(device)
+        started = perf_counter()
+        for target, source in zip(buffers, sources, strict=True):
+            target.copy_(source)
+        torch.cuda.synchronize(device)
+        copy = min(copy, (perf_counter() - started) * 1e3)
+        started = perf_counter()
+        torch.cuda.synchronize(device)
+        wait = min(wait, (perf_counter() - started) * 1e3)
+    return max(copy - wait, 0.0)  # the wait itself is in the calibration already

@@ -1,0 +1,187 @@
+"""The solution's side seen as processes, from the reporter (trusted side; Linux /proc).
+
+The reporter is a child subreaper: every process started below it stays below it, even one that
+double-forks or calls setsid, so "the solution's side" is simply every descendant of the
+reporter. The reporter pauses all of them (SIGSTOP, which cannot be caught, ignored or delayed
+by the process) whenever it works on anything the solution could use or disturb: drawing a
+call's inputs, checking its outputs, timing the reference and the baseline. It also lists their
+threads and processes, to find those that appeared after its snapshot.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import signal
+import time
+from collections import Counter
+from dataclasses import dataclass
+
+PR_SET_CHILD_SUBREAPER = 36
+STOPPED_STATES = (b"T", b"t", b"Z", b"X", None)  # stopped, traced, dead or gone
+PAUSE_SECONDS = 5.0
+
+
+class PauseFailed(RuntimeError):
+    """A process of the solution's side could not be stopped in time."""
+
+
+def become_subreaper() -> None:
+    """Orphans of the solution's side are re-parented to this process, not to init."""
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
+
+
+@dataclass(frozen=True)
+class Task:
+    pid: int
+    tid: int
+    name: str
+
+
+class SolutionSide:
+    """Every process below `root` (the reporter) except those in `exempt`."""
+
+    def __init__(self, root: int | None = None, exempt: frozenset[int] = frozenset()) -> None:
+        self.root = root if root is not None else os.getpid()
+        self.exempt = exempt
+        self.paused = False
+        self._stopped: list[int] = []
+
+    def pids(self) -> list[int]:
+        found, stack = [], [self.root]
+        while stack:
+            for child in _children(stack.pop()):
+                if child not in self.exempt:
+                    found.append(child)
+                stack.append(child)
+        return found
+
+    def pause(self) -> list[int]:
+        """Stop every process of the solution's side and wait until each is stopped (its leader:
+        once the group stop has begun no thread of it returns to user code); a process forked
+        meanwhile is found on the next pass and stopped too. Returns the processes."""
+        deadline = time.monotonic() + PAUSE_SECONDS
+        pids = self.pids()
+        while True:
+            for pid in pids:
+                _signal(pid, signal.SIGSTOP)  # every pass: one may have been continued by another
+            if all(_state(pid) in STOPPED_STATES for pid in pids):
+                found = self.pids()
+                if set(found) <= set(pids):
+                    break
+                pids = found
+            if time.monotonic() > deadline:
+                raise PauseFailed("a process of the solution's side did not stop within "
+                                  f"{PAUSE_SECONDS:.0f} s")
+            time.sleep(0.0001)
+        self._stopped = pids
+        self.paused = True
+        return pids
+
+    def reap(self, keep: int | None) -> None:
+        """Collect dead orphans re-parented here (not `keep`, whose end its owner collects)."""
+        for pid in _children(self.root):
+            if pid != keep and pid not in self.exempt and _state(pid) == b"Z":
+                try:
+                    os.waitpid(pid, os.WNOHANG)
+                except ChildProcessError:
+                    pass
+
+    def resume(self) -> None:
+        """Continue exactly what pause() stopped: nothing can have forked since."""
+        for pid in self._stopped:
+            _signal(pid, signal.SIGCONT)
+        self._stopped = []
+        self.paused = False
+
+    def tasks(self, pids: list[int] | None = None, known: list[Task] = ()) -> list[Task]:
+        """Every thread of every process of the solution's side (of `pids` where given); names
+        are read only for threads not among `known`."""
+        names = {(t.pid, t.tid): t.name for t in known}
+        found = []
+        for pid in self.pids() if pids is None else pids:
+            try:
+                tids = os.listdir(f"/proc/{pid}/task")
+            except OSError:
+                continue
+            for tid in tids:
+                name = names.get((pid, int(tid)))
+                found.append(Task(pid, int(tid), name if name is not None else _name(pid, tid)))
+        return found
+
+
+def newcomers(before: list[Task], now: list[Task]) -> list[Task]:
+    """Tasks of `now` beyond those of `before`, by name: a runtime's helper thread that ended and
+    came back under the same name is no newcomer, one more thread of that name is."""
+    allowed = Counter(t.name for t in before)
+    known = {(t.pid, t.tid) for t in before}
+    extra = []
+    for task in sorted(now, key=lambda t: (t.pid, t.tid) not in known):
+        if allowed[task.name] > 0:
+            allowed[task.name] -= 1
+        else:
+            extra.append(task)
+    return extra
+
+
+def describe(tasks: list[Task]) -> str:
+    names = Counter(t.name for t in tasks)
+    return ", ".join(f"{name} x{count}" if count > 1 else name for name, count in sorted(names.items()))
+
+
+def _children(pid: int) -> list[int]:
+    found: list[int] = []
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return found
+    for tid in tids:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/children", "rb") as fh:
+                found.extend(int(c) for c in fh.read().split())
+        except OSError:
+            return _children_by_scan(pid)  # no children files (an older or emulated kernel)
+    return found
+
+
+def _children_by_scan(parent: int) -> list[int]:
+    found = []
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            stat = _stat(f"/proc/{name}/stat")
+            if stat is not None and int(stat[1]) == parent:
+                found.append(int(name))
+    return found
+
+
+def _state(pid: int) -> bytes | None:
+    stat = _stat(f"/proc/{pid}/stat")
+    return stat[0] if stat else None
+
+
+def _stat(path: str) -> list[bytes] | None:
+    """The fields after the command name of a /proc stat file: state, ppid, ..."""
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read()
+    except OSError:
+        return None
+    return raw[raw.rfind(b")") + 2:].split()
+
+
+def _name(pid: int, tid: str) -> str:
+    try:
+        with open(f"/proc/{pid}/task/{tid}/comm", "rb") as fh:
+            return fh.read().decode(errors="replace").strip()
+    except OSError:
+        return "?"
+
+
+def _signal(pid: int, sig: int) -> None:
+    try:
+        os.kill(pid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass

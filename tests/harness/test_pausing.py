@@ -1,0 +1,71 @@
+"""Pausing the solution's side (evaluator/harness/processes.py): every process below the reporter,
+a double-forked orphan in its own session included, stops getting CPU time while paused and gets
+it again once resumed; threads and processes started after a snapshot are found as newcomers.
+
+The scenario runs in a child interpreter that plays the reporter (it becomes a subreaper), so the
+test process itself never adopts orphans."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+
+from tests.conftest import ROOT
+
+SCENARIO = textwrap.dedent('''
+    import json, os, threading, time
+    from evaluator.harness.processes import SolutionSide, become_subreaper, newcomers
+
+    def spin():
+        while True:
+            pass
+
+    def cpu_ticks(pid):
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            fields = fh.read().rsplit(b")", 1)[1].split()
+        return int(fields[11]) + int(fields[12])
+
+    become_subreaper()
+    side = SolutionSide()
+    before = side.tasks()
+    spinners = []
+    for orphan in (False, True):
+        read, write = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            if orphan:  # leave the tree: its parent exits at once, it is re-parented
+                os.setsid()
+                if os.fork():
+                    os._exit(0)
+            os.write(write, str(os.getpid()).encode().ljust(16))
+            spin()
+        spinners.append(int(os.read(read, 16)))
+    time.sleep(0.3)
+    side.reap(keep=None)
+    found = sorted(side.pids())
+    extra = newcomers(before, side.tasks())
+    side.pause()
+    paused_at = [cpu_ticks(p) for p in spinners]
+    time.sleep(0.5)
+    paused_gain = [cpu_ticks(p) - t for p, t in zip(spinners, paused_at)]
+    side.resume()
+    resumed_at = [cpu_ticks(p) for p in spinners]
+    time.sleep(0.5)
+    resumed_gain = [cpu_ticks(p) - t for p, t in zip(spinners, resumed_at)]
+    for p in spinners:
+        os.kill(p, 9)
+    print(json.dumps({"spinners": sorted(spinners), "found": found, "extra": len(extra),
+                      "paused_gain": paused_gain, "resumed_gain": resumed_gain}))
+''')
+
+
+def test_a_paused_process_tree_gets_no_cpu_and_newcomers_are_found() -> None:
+    out = subprocess.run([sys.executable, "-c", SCENARIO], cwd=ROOT, capture_output=True, text=True,
+                         timeout=60, check=True)
+    result = json.loads(out.stdout.strip().splitlines()[-1])
+    assert set(result["spinners"]) <= set(result["found"]), result  # the orphan came back here
+    assert result["extra"] >= 2, result
+    assert result["paused_gain"] == [0, 0], result  # clock ticks of CPU time while paused
+    assert all(gain > 5 for gain in result["resumed_gain"]), result
