@@ -51,9 +51,13 @@ class SolutionSide:
         self._stopped: list[int] = []
 
     def pids(self) -> list[int]:
+        parents = _parents()
+        children: dict[int, list[int]] = {}
+        for pid, parent in parents.items():
+            children.setdefault(parent, []).append(pid)
         found, stack = [], [self.root]
         while stack:
-            for child in _children(stack.pop()):
+            for child in children.get(stack.pop(), ()):
                 if child not in self.exempt:
                     found.append(child)
                 stack.append(child)
@@ -132,29 +136,20 @@ def describe(tasks: list[Task]) -> str:
     return ", ".join(f"{name} x{count}" if count > 1 else name for name, count in sorted(names.items()))
 
 
-def _children(pid: int) -> list[int]:
-    found: list[int] = []
-    try:
-        tids = os.listdir(f"/proc/{pid}/task")
-    except OSError:
-        return found
-    for tid in tids:
-        try:
-            with open(f"/proc/{pid}/task/{tid}/children", "rb") as fh:
-                found.extend(int(c) for c in fh.read().split())
-        except OSError:
-            return _children_by_scan(pid)  # no children files (an older or emulated kernel)
-    return found
-
-
-def _children_by_scan(parent: int) -> list[int]:
-    found = []
+def _parents() -> dict[int, int]:
+    """pid -> parent pid of every process this one can see: one pass over /proc (inside a
+    sandbox's own PID namespace, a handful of entries)."""
+    parents = {}
     for name in os.listdir("/proc"):
         if name.isdigit():
             stat = _stat(f"/proc/{name}/stat")
-            if stat is not None and int(stat[1]) == parent:
-                found.append(int(name))
-    return found
+            if stat is not None:
+                parents[int(name)] = int(stat[1])
+    return parents
+
+
+def _children(pid: int) -> list[int]:
+    return [child for child, parent in _parents().items() if parent == pid]
 
 
 def _state(pid: int) -> bytes | None:
