@@ -260,7 +260,8 @@ class WorkloadRun:
             held = unaccounted(self.calls, self.session.calibration, copy_ms)
             out["timing"]["outside"] = held.to_json()
             if held.tampered:
-                return {"status": status.REWARD_HACK, "message": held.message()}
+                return {"status": status.REWARD_HACK, "message": held.message(),
+                        "timing": {"outside": held.to_json()}}
         self.process.pause()  # nothing of the solution's side runs while its yardsticks are timed
         self.time_problem_code(out)
         return out
