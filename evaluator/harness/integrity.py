@@ -139,9 +139,16 @@ class Guard:
             raise IntegrityViolation("the harness's channel was replaced")
         shadowing = set(vars(executor)) - self._executor_attrs
         if shadowing:
-            raise IntegrityViolation(f"the harness's executor was changed ({', '.join(sorted(shadowing))})")
+            raise IntegrityViolation("the harness's executor was tampered with: it was given "
+                                     f"attributes of its own ({', '.join(sorted(shadowing))})")
         if vars(self._conn) != self._conn_state:
             raise IntegrityViolation("the harness's channel was changed")
+        for part in (executor, executor.tripwires):
+            own = getattr(part, "__dict__", {})
+            shadowed = [k for k in own if callable(getattr(type(part), k, None))]
+            if shadowed:
+                raise IntegrityViolation(f"a method of the harness's {type(part).__name__} was replaced "
+                                         f"on the object itself ({', '.join(sorted(shadowed))})")
 
 
 def _dispatch_modes() -> int:

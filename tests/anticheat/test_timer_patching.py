@@ -1,7 +1,8 @@
 """Class 2, timer and harness patching: replacing the clocks, the CUDA timing calls, the
 harness's comparison functions (by attribute, by __code__, through gc and __globals__), hooking
-sys.settrace/sys.setprofile, rewriting the caller's clock reading, or replacing torch's own
-comparisons must be detected and named (REWARD_HACK)."""
+sys.settrace/sys.setprofile, rewriting the caller's clock reading, replacing torch's own
+comparisons, or giving the harness's own objects methods of their own (the executor's `say`, the
+tripwires' checks) must be detected and named (REWARD_HACK)."""
 
 from __future__ import annotations
 
@@ -22,6 +23,8 @@ PATCHES = [
     "setprofile_clock",
     "rewrite_caller_clock",
     "patch_allclose",
+    "patch_executor_say",
+    "disarm_tripwires",
 ]
 WORDS = ("replac", "tamper", "trac", "profil", "patch", "integrity", "clock", "tim")
 
