@@ -71,6 +71,7 @@ class Unaccounted:
     unaccounted_ms: float  # median of (outside - reported) less the harness's costs
     allowed_ms: float
     overhead_ms: float  # the harness's fixed cost per call (Calibration.overhead_ms)
+    spread_ms: float  # how much that cost varied (Calibration.spread_ms)
     copy_ms: float  # handing the outputs over
 
     @property
@@ -95,7 +96,7 @@ def unaccounted(calls: list[tuple[float, float]], calibration: Calibration, copy
     reported = statistics.median(c[1] for c in calls)
     extra = statistics.median(o - r for o, r in calls) - calibration.overhead_ms - copy_ms
     return Unaccounted(outside, reported, max(extra, 0.0), calibration.allowed_ms + ALLOWED_SHARE * reported,
-                       calibration.overhead_ms, copy_ms)
+                       calibration.overhead_ms, calibration.spread_ms, copy_ms)
 
 
 def copy_cost_ms(buffers: list[torch.Tensor], device: torch.device, repeats: int = 5) -> float:

@@ -69,3 +69,13 @@ def test_a_paused_process_tree_gets_no_cpu_and_newcomers_are_found() -> None:
     assert result["extra"] >= 2, result
     assert result["paused_gain"] == [0, 0], result  # clock ticks of CPU time while paused
     assert all(gain > 5 for gain in result["resumed_gain"]), result
+
+
+def test_a_runtime_thread_that_came_back_is_no_newcomer_but_one_more_is() -> None:
+    from evaluator.harness.processes import Task, newcomers
+
+    before = [Task(10, 10, "python"), Task(10, 11, "cuda-EvtHandlr")]
+    came_back = [Task(10, 10, "python"), Task(10, 12, "cuda-EvtHandlr")]
+    assert newcomers(before, came_back) == []
+    one_more = [*came_back, Task(10, 13, "cuda-EvtHandlr"), Task(11, 11, "python")]
+    assert {(t.pid, t.tid) for t in newcomers(before, one_more)} == {(10, 13), (11, 11)}
