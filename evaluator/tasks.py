@@ -156,6 +156,7 @@ def supervise_options(cpu: bool) -> SuperviseOptions:
     return SuperviseOptions(
         backend=settings.SOLARENA_SANDBOX,
         memory_bytes=settings.SOLARENA_EVAL_MEMORY_BYTES,
+        job_dir_bytes=settings.SOLARENA_EVAL_JOB_DIR_BYTES,
         max_processes=settings.SOLARENA_EVAL_MAX_PROCESSES,
         max_open_files=settings.SOLARENA_EVAL_MAX_OPEN_FILES,
         workload_seconds=settings.SOLARENA_WORKLOAD_SECONDS,
