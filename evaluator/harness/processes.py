@@ -85,10 +85,11 @@ class SolutionSide:
         self.paused = True
         return pids
 
-    def reap(self, keep: int | None) -> None:
-        """Collect dead orphans re-parented here (not `keep`, whose end its owner collects)."""
-        for pid in _children(self.root):
-            if pid != keep and pid not in self.exempt and _state(pid) == b"Z":
+    def reap(self, pids: list[int], keep: int | None) -> None:
+        """Collect the dead among `pids` that were re-parented here (not `keep`, whose end its
+        owner collects); a dead process that is not a child of this one is its parent's affair."""
+        for pid in pids:
+            if pid != keep and _state(pid) == b"Z":
                 try:
                     os.waitpid(pid, os.WNOHANG)
                 except ChildProcessError:
@@ -146,10 +147,6 @@ def _parents() -> dict[int, int]:
             if stat is not None:
                 parents[int(name)] = int(stat[1])
     return parents
-
-
-def _children(pid: int) -> list[int]:
-    return [child for child, parent in _parents().items() if parent == pid]
 
 
 def _state(pid: int) -> bytes | None:

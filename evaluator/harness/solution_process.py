@@ -63,7 +63,7 @@ class SolutionProcess:
     def pause(self) -> list[int]:
         """Pause the solution's side; returns its processes."""
         pids = self.side.pause()
-        self.side.reap(keep=self.process.pid)
+        self.side.reap(pids, keep=self.process.pid)
         return pids
 
     def tasks(self, pids: list[int] | None = None, known: list[Task] = ()) -> list[Task]:
@@ -105,9 +105,10 @@ class SolutionProcess:
         if self.process.exitcode is None:
             self.process.kill()
             self._wait(5.0)
-        for pid in self.side.pids():  # whatever the solution's side left behind
+        left = self.side.pids()
+        for pid in left:  # whatever the solution's side left behind
             _kill(pid)
-        self.side.reap(keep=None)
+        self.side.reap(left, keep=None)
         self.conn.close()
 
     def _wait(self, seconds: float) -> None:

@@ -43,7 +43,7 @@ SCENARIO = textwrap.dedent('''
             spin()
         spinners.append(int(os.read(read, 16)))
     time.sleep(0.3)
-    side.reap(keep=None)
+    side.reap(side.pids(), keep=None)
     found = sorted(side.pids())
     extra = newcomers(before, side.tasks())
     side.pause()
