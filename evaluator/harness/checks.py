@@ -99,22 +99,32 @@ def _pretends(out: Any) -> bool:
 
 
 def compare_values(out: torch.Tensor, ref: torch.Tensor, name: str, tol: Tolerance) -> CheckResult:
+    """Every figure is computed on the tensors' device and read back in one transfer (on a GPU
+    each read is a synchronization)."""
     wide = torch.float64 if torch.float64 in (out.dtype, ref.dtype) else torch.float32
     o, r = out.detach().to(wide), ref.detach().to(wide)
     total = max(r.numel(), 1)
     ref_finite = torch.isfinite(r)
-    bad_special = int((~torch.isfinite(o) & ref_finite).sum())
+    err = torch.where(ref_finite, (o - r).abs(), torch.zeros_like(r))
+    same_special = (o == r) | (torch.isnan(o) & torch.isnan(r))
+    nothing = torch.zeros((), device=r.device)
+    figures = torch.stack([f.double() for f in (
+        (~torch.isfinite(o) & ref_finite).sum(),  # NaN or Inf where the reference is finite
+        (~ref_finite & ~same_special).sum(),  # NaN or Inf of the reference not reproduced
+        ((err <= tol.atol + tol.rtol * r.abs()) & ref_finite).sum(),
+        (~ref_finite).sum(),
+        (o != 0).any() if o.numel() else nothing,  # NaN counts as not zero
+        ((r != 0) & ref_finite).any() if r.numel() else nothing,
+        err.max() if err.numel() else nothing,
+    )]).tolist()
+    bad_special, special_mismatch, within, ref_special = (int(f) for f in figures[:4])
+    any_out, any_ref, max_err = bool(figures[4]), bool(figures[5]), figures[6]
     if bad_special:
         return CheckResult(status.INCORRECT_NUMERICAL,
                            f"output {name!r} has NaN/Inf in {bad_special} of {total} elements "
                            "where the reference is finite", matched_ratio=1 - bad_special / total)
-    special_mismatch = int((~ref_finite & ~((o == r) | (torch.isnan(o) & torch.isnan(r)))).sum())
-    err = torch.where(ref_finite, (o - r).abs(), torch.zeros_like(r))
-    allowed = tol.atol + tol.rtol * r.abs()
-    matched = int(((err <= allowed) & ref_finite).sum()) + int((~ref_finite).sum()) - special_mismatch
-    ratio = matched / total
-    max_err = float(err.max()) if err.numel() else 0.0
-    if r.numel() and not bool(o.any()) and bool((r[ref_finite] != 0).any()):
+    ratio = (within + ref_special - special_mismatch) / total
+    if r.numel() and not any_out and any_ref:
         return CheckResult(status.INCORRECT_NUMERICAL,
                            f"output {name!r} is all zeros but the reference is not",
                            max_err, ratio)

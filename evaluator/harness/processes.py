@@ -20,6 +20,8 @@ from dataclasses import dataclass
 PR_SET_CHILD_SUBREAPER = 36
 STOPPED_STATES = (b"T", b"t", b"Z", b"X", None)  # stopped, traced, dead or gone
 PAUSE_SECONDS = 5.0
+SPIN_SECONDS = 0.002  # poll without sleeping this long: a sleep can last a millisecond (gVisor)
+START_TIME = 19  # of the fields after the command name in /proc/PID/stat (field 22 of the file)
 
 
 class PauseFailed(RuntimeError):
@@ -42,32 +44,62 @@ class Task:
 
 
 class SolutionSide:
-    """Every process below `root` (the reporter) except those in `exempt`."""
+    """Every process below `root` (the reporter) except those in `exempt`.
+
+    Listing it must be cheap: it happens twice per pause, and on a host where /proc shows
+    every process (no PID namespace of its own, or a gVisor sandbox, where each read is slow) a
+    pass over all of them cost 3-4 ms. A process can only join the side when it starts (its
+    parent is of the side), never later, so one pass reads the stat of the new pids only (and of
+    the side's own, to see that each is still the same process); a pid once found to be
+    another's is skipped until it leaves the listing. The stat of every pid is read afresh every
+    `FULL_PASS_EVERY` passes, so a pid that another process left and one of the side's took
+    between two listings (the kernel would have to run through its whole pid range in between)
+    is missed for a few passes at most."""
+
+    FULL_PASS_EVERY = 32
 
     def __init__(self, root: int | None = None, exempt: frozenset[int] = frozenset()) -> None:
         self.root = root if root is not None else os.getpid()
         self.exempt = exempt
         self.paused = False
         self._stopped: list[int] = []
+        self._tree: dict[int, bytes] = {}  # pid of the side -> its start time
+        self._others: set[int] = set()
+        self._passes = 0
 
     def pids(self) -> list[int]:
-        parents = _parents()
-        children: dict[int, list[int]] = {}
-        for pid, parent in parents.items():
-            children.setdefault(parent, []).append(pid)
-        found, stack = [], [self.root]
-        while stack:
-            for child in children.get(stack.pop(), ()):
-                if child not in self.exempt:
-                    found.append(child)
-                stack.append(child)
-        return found
+        if self._passes % self.FULL_PASS_EVERY == 0:
+            self._tree, self._others = {}, set()
+        self._passes += 1
+        listed = _listed()
+        self._others &= listed
+        for pid, started in list(self._tree.items()):
+            stat = _stat(f"/proc/{pid}/stat")
+            if stat is None or stat[START_TIME] != started:
+                del self._tree[pid]  # ended, or its pid already taken by another process
+        parents: dict[int, int] = {}
+        starts: dict[int, bytes] = {}
+        for pid in listed - self._others - self._tree.keys():
+            stat = _stat(f"/proc/{pid}/stat")
+            if stat is not None:
+                parents[pid], starts[pid] = int(stat[1]), stat[START_TIME]
+        joined = True
+        while joined:  # a new process may be the child of another new one
+            joined = False
+            for pid, parent in list(parents.items()):
+                if parent == self.root or parent in self._tree:
+                    self._tree[pid] = starts[pid]
+                    del parents[pid]
+                    joined = True
+        self._others |= parents.keys()
+        return sorted(pid for pid in self._tree if pid not in self.exempt)
 
     def pause(self) -> list[int]:
         """Stop every process of the solution's side and wait until each is stopped (its leader:
         once the group stop has begun no thread of it returns to user code); a process forked
         meanwhile is found on the next pass and stopped too. Returns the processes."""
-        deadline = time.monotonic() + PAUSE_SECONDS
+        started = time.monotonic()
+        deadline = started + PAUSE_SECONDS
         pids = self.pids()
         while True:
             for pid in pids:
@@ -77,10 +109,14 @@ class SolutionSide:
                 if set(found) <= set(pids):
                     break
                 pids = found
-            if time.monotonic() > deadline:
+            now = time.monotonic()
+            if now > deadline:
                 raise PauseFailed("a process of the solution's side did not stop within "
                                   f"{PAUSE_SECONDS:.0f} s")
-            time.sleep(0.0001)
+            if now - started < SPIN_SECONDS:
+                os.sched_yield()  # a stop takes effect within microseconds on another core
+            else:
+                time.sleep(0.0001)
         self._stopped = pids
         self.paused = True
         return pids
@@ -137,16 +173,9 @@ def describe(tasks: list[Task]) -> str:
     return ", ".join(f"{name} x{count}" if count > 1 else name for name, count in sorted(names.items()))
 
 
-def _parents() -> dict[int, int]:
-    """pid -> parent pid of every process this one can see: one pass over /proc (inside a
-    sandbox's own PID namespace, a handful of entries)."""
-    parents = {}
-    for name in os.listdir("/proc"):
-        if name.isdigit():
-            stat = _stat(f"/proc/{name}/stat")
-            if stat is not None:
-                parents[int(name)] = int(stat[1])
-    return parents
+def _listed() -> set[int]:
+    """The pids /proc shows (inside a sandbox's own PID namespace, a handful)."""
+    return {int(name) for name in os.listdir("/proc") if name.isdigit()}
 
 
 def _state(pid: int) -> bytes | None:

@@ -79,3 +79,50 @@ def test_a_runtime_thread_that_came_back_is_no_newcomer_but_one_more_is() -> Non
     assert newcomers(before, came_back) == []
     one_more = [*came_back, Task(10, 13, "cuda-EvtHandlr"), Task(11, 11, "python")]
     assert {(t.pid, t.tid) for t in newcomers(before, one_more)} == {(10, 13), (11, 11)}
+
+
+LISTING = textwrap.dedent('''
+    import json, os, time
+    from evaluator.harness.processes import SolutionSide
+
+    def child(then):
+        pid = os.fork()
+        if pid == 0:
+            null = os.open(os.devnull, os.O_WRONLY)  # the test waits for its pipes' ends
+            os.dup2(null, 1)
+            os.dup2(null, 2)
+            then()
+            os._exit(0)
+        return pid
+
+    def wait_for(go):
+        os.read(go, 1)
+
+    go_root, go_root_w = os.pipe()
+    def root_body():  # stands in for the reporter: forks its own child once told to
+        wait_for(go_root)
+        child(lambda: time.sleep(10))
+        time.sleep(10)
+
+    root = child(root_body)
+    side = SolutionSide(root=root)
+    first = side.pids()
+    others = [child(lambda: (child(lambda: time.sleep(10)), time.sleep(10)))]  # not below root
+    os.write(go_root_w, b"x")
+    time.sleep(0.3)
+    seen = [side.pids() for _ in range(2 * SolutionSide.FULL_PASS_EVERY + 3)]
+    with open(f"/proc/{root}/task/{root}/children") as fh:
+        truth = sorted(int(p) for p in fh.read().split())
+    os.kill(root, 9)
+    print(json.dumps({"first": first, "seen": seen, "truth": truth, "others": others}))
+''')
+
+
+def test_the_side_is_listed_from_new_pids_only_and_never_takes_another_process() -> None:
+    out = subprocess.run([sys.executable, "-c", LISTING], cwd=ROOT, capture_output=True, text=True,
+                         timeout=60, check=True)
+    result = json.loads(out.stdout.strip().splitlines()[-1])
+    assert result["first"] == [], result
+    assert len(result["truth"]) == 1, result  # the root's child, started after the first pass
+    for listing in result["seen"]:  # incremental passes and full ones alike
+        assert listing == result["truth"], result
