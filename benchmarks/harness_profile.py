@@ -5,8 +5,10 @@ and a summary of the reporter's largest costs.
     python benchmarks/harness_profile.py OUT_DIR --problem rmsnorm [--solution FILE]
         [--workloads all] [--timing-budget 5] [--correctness-rounds 5]
 
-The solution's process is not profiled: the reporter's time spent waiting for it shows up under
-the channel's receive.
+The solution's process is profiled too (a sitecustomize module that starts cProfile in
+multiprocessing's spawned children, on Python 3.12 and later, where cProfile uses
+sys.monitoring and the harness's integrity check does not see it as a profile function); its
+profile is OUT_DIR/PROBLEM.solution.prof.PID.
 """
 
 from __future__ import annotations
@@ -53,9 +55,13 @@ def main() -> int:
     started = time.monotonic()
     command = [sys.executable, "-P", "-s", "-m", "cProfile", "-o", str(profile),
                "-m", "evaluator.harness", str(job_dir)]
+    site = args.out / "site"
+    site.mkdir(exist_ok=True)
+    (site / "sitecustomize.py").write_text(SITECUSTOMIZE, encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": f"{site}:{ROOT}",  # -P leaves the working directory off
+           "SOLARENA_PROFILE_TO": str(args.out / f"{args.problem}.solution.prof")}
     events, raw = [], []
     with open(spec, "rb") as stdin:
-        env = {**os.environ, "PYTHONPATH": str(ROOT)}  # -P leaves the working directory off the path
         child = subprocess.Popen(command, stdin=stdin, stdout=subprocess.PIPE, cwd=ROOT, env=env)
         assert child.stdout is not None
         for line in child.stdout:
@@ -70,6 +76,10 @@ def main() -> int:
     stats = pstats.Stats(str(profile), stream=text)
     stats.sort_stats("cumulative").print_stats(45)
     stats.sort_stats("tottime").print_stats(30)
+    for path in sorted(args.out.glob(f"{args.problem}.solution.prof.*")):
+        solution_stats = pstats.Stats(str(path), stream=text)
+        solution_stats.sort_stats("cumulative").print_stats(45)
+        solution_stats.sort_stats("tottime").print_stats(30)
     (args.out / f"{args.problem}.summary.txt").write_text(text.getvalue())
     print(f"{args.problem}: {time.monotonic() - started:.1f} s, exit {child.returncode}")
     for previous, event in zip([{"at_s": 0.0}, *events], events, strict=False):
@@ -77,6 +87,22 @@ def main() -> int:
               f"{event['uuid'] or ''} {event['status'] or ''}")
     print(text.getvalue()[:12000])
     return child.returncode
+
+
+SITECUSTOMIZE = """
+import os, sys
+wanted = os.environ.get("SOLARENA_PROFILE_TO") and sys.version_info >= (3, 12)
+if wanted and "--multiprocessing-fork" in sys.argv:
+    import atexit, cProfile
+    _profile = cProfile.Profile()
+    _profile.enable()
+
+    def _dump():
+        _profile.disable()
+        _profile.dump_stats(os.environ["SOLARENA_PROFILE_TO"] + f".{os.getpid()}")
+
+    atexit.register(_dump)
+"""
 
 
 def _general_solution(problem: Path) -> Path:

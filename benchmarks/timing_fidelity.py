@@ -191,8 +191,8 @@ def main() -> int:
         print(_line(rows[-1]), flush=True)
         del k
         torch.cuda.empty_cache()
-        report = {"date": time.strftime("%Y-%m-%d"), "environment": _environment(device), "rows": rows,
-                  "targets": _targets(rows)}
+        report = {"date": time.strftime("%Y-%m-%d"), "environment": _environment(device),
+                  "reps": args.reps, "rows": rows, "targets": _targets(rows)}
         (args.out / "timing_fidelity.json").write_text(json.dumps(report, indent=1))  # as it goes
         (args.out / "timing_fidelity.md").write_text(_markdown(report))
     print(json.dumps(report["targets"], indent=1))
@@ -263,9 +263,9 @@ def _markdown(report: dict[str, Any]) -> str:
     lines = [
         f"# Timing fidelity on {env['gpu']} ({report['date']})", "",
         f"Driver {env['driver']}, CUDA {env['cuda']}, torch {env['torch']}, triton {env['triton']}. "
-        "Means of five repetitions in microseconds; cv across the repetitions; gap = |harness - "
-        "activity| / activity; SM MHz: mean of each repetition's median SM clock (NVML) read after "
-        "the calls. Produced by `python benchmarks/timing_fidelity.py`.", "",
+        f"Means of {report.get('reps', 5)} repetitions in microseconds; cv across the repetitions; "
+        "gap = |harness - activity| / activity; SM MHz: mean of each repetition's median SM clock "
+        "(NVML) read after the calls. Produced by `python benchmarks/timing_fidelity.py`.", "",
         "| kernel | harness us | cv | activity us | cv | do_bench us | cv | events us | cv | gap | "
         "SM MHz harness / activity |",
         "|---|---|---|---|---|---|---|---|---|---|---|",
