@@ -1,11 +1,12 @@
 """Timing: warm-up, then batches of timed calls until a stopping rule; each call on fresh inputs.
 
-On a GPU each timed call is preceded by a reset of persisting L2 lines, an L2 flush and a
-whole-device synchronization, and its time is read from the GPU's own activity records (CUPTI
-through torch.profiler): the span from the first to the last kernel, copy or memset on any stream
-inside the call's window. CUDA events and the host clock are recorded beside it as cross-checks,
-and the SM clock right after the call (gpu_clock.py): at the power limit times follow it.
-On the CPU (Triton interpreter) the same loop runs with the host clock.
+On a GPU each timed call is preceded by a whole-device synchronization, a reset of persisting L2
+lines and an L2 flush, which is still running when the call's first launches reach the GPU; its
+time is read from the GPU's own activity records (CUPTI through torch.profiler): the span from the
+first to the last kernel, copy or memset on any stream that the call launched (trace_spans).
+CUDA events and the host clock are recorded beside it as cross-checks, and the SM clock right
+after the call (gpu_clock.py): at the power limit times follow it. On the CPU (Triton
+interpreter) the same loop runs with the host clock.
 
 `time_batch` runs where the callable lives (the solution's process for the solution, the
 reporter for the reference and baseline); `measure` drives batches and applies the stopping rule
@@ -31,6 +32,7 @@ from .l2 import reset_persisting_l2
 
 ANNOTATION = "solarena_timed_call_"
 GPU_ACTIVITY = {"kernel", "gpu_memcpy", "gpu_memset"}
+LAUNCHES = {"cuda_runtime", "cuda_driver"}  # host-side calls that put work on the GPU
 
 
 @dataclass(frozen=True)
@@ -118,7 +120,7 @@ class Gate(Protocol):
 
 class LocalGate:
     """For a callable of this process: arguments from prepare(position); on a GPU the persisting
-    L2 lines are reset and the L2 flushed before each call."""
+    L2 lines are reset and the L2 flushed right before each call (flush_l2, not waited for)."""
 
     def __init__(self, prepare: Prepare, device: torch.device) -> None:
         self.prepare, self.device = prepare, device
@@ -126,7 +128,8 @@ class LocalGate:
     def open(self, position: int) -> list[Any]:
         args = self.prepare(position)
         if self.device.type == "cuda":
-            flush_l2(self.device)
+            torch.cuda.synchronize(self.device)  # the arguments are made
+            flush_l2(self.device, wait=False)
         return args
 
     def close(self, position: int) -> None:
@@ -219,7 +222,8 @@ def time_callable(prepare: Prepare, invoke: Invoke, verify: Keep, device: torch.
 
 
 def activity_spans(prof: Any, count: int) -> list[float | None]:
-    """Per timed call: ms from the first GPU activity start to the last end inside its window."""
+    """Per timed call: ms from the first GPU activity start to the last end of what the call
+    launched (trace_spans)."""
     fd, path = tempfile.mkstemp(suffix=".json")
     os.close(fd)
     try:
@@ -228,21 +232,45 @@ def activity_spans(prof: Any, count: int) -> list[float | None]:
             trace = json.load(fh)
     finally:
         os.unlink(path)
-    events = trace.get("traceEvents", [])
+    return trace_spans(trace.get("traceEvents", []), count)
+
+
+def trace_spans(events: list[dict[str, Any]], count: int) -> list[float | None]:
+    """A call's GPU activities are those launched inside its window: the kernel, copy or memset
+    whose runtime or driver call (matched by correlation id) started there, as SOL-ExecBench
+    counts them. Whatever the harness launched before the window (the L2 flush, destination
+    buffers) is left out even where it still runs on the GPU once the window is open. A trace
+    without correlation ids falls back to the activities that ran inside the window."""
     windows: dict[int, tuple[float, float]] = {}
     for e in events:
         name = str(e.get("name", ""))
         if e.get("cat") == "user_annotation" and name.startswith(ANNOTATION):
             windows[int(name[len(ANNOTATION):])] = (float(e["ts"]), float(e["ts"]) + float(e["dur"]))
-    activity = sorted((float(e["ts"]), float(e["ts"]) + float(e.get("dur", 0)))
-                      for e in events if e.get("cat") in GPU_ACTIVITY)
+    launched: dict[int, int] = {}  # correlation id -> index of the window it was launched in
+    for e in events:
+        correlation = (e.get("args") or {}).get("correlation")
+        if e.get("cat") in LAUNCHES and correlation is not None:
+            ts = float(e["ts"])
+            for index, (lo, hi) in windows.items():
+                if lo <= ts <= hi:
+                    launched[correlation] = index
+                    break
+    per_call: dict[int, list[tuple[float, float]]] = {}
+    for e in events:
+        if e.get("cat") not in GPU_ACTIVITY:
+            continue
+        start = float(e["ts"])
+        end = start + float(e.get("dur", 0))
+        correlation = (e.get("args") or {}).get("correlation")
+        if launched:
+            index = launched.get(correlation)
+        else:
+            index = next((i for i, (lo, hi) in windows.items() if lo <= start and end <= hi), None)
+        if index is not None:
+            per_call.setdefault(index, []).append((start, end))
     spans: list[float | None] = []
     for index in range(count):
-        if index not in windows:
-            spans.append(None)
-            continue
-        lo, hi = windows[index]
-        inside = [(s, t) for s, t in activity if s >= lo and t <= hi]
+        inside = per_call.get(index)
         spans.append((max(t for _, t in inside) - min(s for s, _ in inside)) / 1e3 if inside else None)
     return spans
 
@@ -250,16 +278,21 @@ def activity_spans(prof: Any, count: int) -> list[float | None]:
 _flush_buffers: dict[int, torch.Tensor] = {}
 
 
-def flush_l2(device: torch.device) -> None:
+def flush_l2(device: torch.device, wait: bool = True, reset: bool = True) -> None:
     """Reset persisting L2 lines, then write twice the L2's size, so no line of what came before
-    is still cached; the device is synchronized after."""
+    is still cached. wait: synchronize the device after; without, the flush is still running
+    when the timed call's first launches reach the GPU, which then queue behind it instead of
+    each waiting for the host (SOL-ExecBench times its calls the same way). reset: also reset
+    persisting lines (a driver call: skipped where the caller has just done it)."""
     index = device.index if device.index is not None else torch.cuda.current_device()
     if index not in _flush_buffers:
         l2 = getattr(torch.cuda.get_device_properties(index), "L2_cache_size", 64 << 20) or (64 << 20)
         _flush_buffers[index] = torch.empty(2 * l2, dtype=torch.uint8, device=device)
-    reset_persisting_l2()
+    if reset:
+        reset_persisting_l2()
     _flush_buffers[index].zero_()
-    torch.cuda.synchronize(device)
+    if wait:
+        torch.cuda.synchronize(device)
 
 
 def _sync(device: torch.device) -> None:

@@ -1,0 +1,103 @@
+"""Nothing the harness launches itself (destination buffers and their fill, the L2 flush, output
+copies, checks) is counted in a call's time: a one-kernel solution is timed at that kernel's
+own duration, measured here apart from the harness, in both calling styles. Runs only where a
+CUDA GPU is visible."""
+
+from __future__ import annotations
+
+import importlib.util
+import statistics
+from pathlib import Path
+
+import pytest
+import torch
+
+from evaluator.harness import status
+from evaluator.harness.problem import load_problem
+from evaluator.harness.timing import flush_l2
+from evaluator.jobs import SolutionFiles, write_job
+from evaluator.supervise import SuperviseOptions, run_harness
+from tests.conftest import SCALE_SHIFT
+
+pytestmark = [
+    pytest.mark.gpu,
+    pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU"),
+]
+
+KERNEL = """
+import torch
+import triton
+import triton.language as tl
+
+@triton.jit
+def _scale_shift(x, b, y, cols, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(y + offs, tl.load(x + offs, mask=mask) * 2.0 + tl.load(b + offs % cols, mask=mask), mask=mask)
+
+def launch(x, bias, y):
+    _scale_shift[(triton.cdiv(x.numel(), 1024),)](x, bias, y, x.shape[1], x.numel(), BLOCK=1024)
+"""
+RETURNING = KERNEL + """
+def run(x, bias):
+    y = torch.empty_like(x)
+    launch(x, bias, y)
+    return y
+"""
+DESTINATION = KERNEL + """
+DESTINATION_PASSING_STYLE = True
+
+def run(x, bias, y):
+    launch(x, bias, y)
+"""
+
+
+def _harness_latencies(tmp_path: Path, source: str) -> dict[str, float]:
+    problem = load_problem(SCALE_SHIFT)
+    path = tmp_path / "solution.py"
+    path.write_text(source)
+    job_dir = tmp_path / "job"
+    write_job(job_dir, problem, SolutionFiles.from_path(path), problem.workloads, seed=11, device="cuda")
+    outcome = run_harness(job_dir, [w.uuid for w in problem.workloads],
+                          SuperviseOptions(workload_seconds=300))
+    latencies = {}
+    for uuid, result in outcome.results.items():
+        assert result["status"] == status.PASSED, result["message"]
+        latencies[uuid] = result["latency_ms"]
+    return latencies
+
+
+def _kernel_alone_ms(tmp_path: Path, rows: int, cols: int, repeats: int = 30) -> float:
+    """The kernel's duration from its own activity record, cold L2, nothing else in the trace."""
+    path = tmp_path / "alone_kernel.py"  # Triton reads a kernel's source from its file
+    path.write_text(KERNEL)
+    spec = importlib.util.spec_from_file_location("alone_kernel", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    namespace = vars(module)
+    x = torch.randn(rows, cols, device="cuda")
+    bias = torch.randn(cols, device="cuda")
+    y = torch.empty_like(x)
+    namespace["launch"](x, bias, y)  # compile
+    durations = []
+    for _ in range(repeats):
+        flush_l2(torch.device("cuda"))
+        with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
+            namespace["launch"](x, bias, y)
+            torch.cuda.synchronize()
+        kernels = [e for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA]
+        durations.append(sum(getattr(e, "device_time", 0.0) or e.cuda_time for e in kernels) / 1e3)
+    return statistics.median(durations)
+
+
+def test_a_one_kernel_call_is_timed_at_its_kernel_in_both_calling_styles(tmp_path: Path) -> None:
+    returning = _harness_latencies(tmp_path / "returning", RETURNING)
+    destination = _harness_latencies(tmp_path / "destination", DESTINATION)
+    problem = load_problem(SCALE_SHIFT)
+    for workload in problem.workloads:
+        alone = _kernel_alone_ms(tmp_path, workload.axes["rows"], workload.axes["cols"])
+        allowed = max(0.05 * alone, 0.001)
+        for style, latencies in (("returning", returning), ("destination", destination)):
+            assert abs(latencies[workload.uuid] - alone) <= allowed, (style, workload.uuid,
+                                                                     latencies[workload.uuid], alone)
