@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import sys
 import traceback
 from collections.abc import Callable
@@ -49,6 +50,30 @@ def load_solution(path: Path) -> LoadedSolution:
     return LoadedSolution(run, dps, language, path)
 
 
+PYTHON_LANGUAGES = frozenset({"python", "pytorch", "triton", "cute_dsl", "cutile", "cudnn_frontend"})
+NATIVE_LANGUAGES = frozenset({"cuda_cpp", "cutlass", "cudnn", "cublas", "cuda", "cpp"})
+NATIVE_SOURCES = (".cu", ".cpp", ".cc", ".cxx", ".c")
+
+
+def solution_languages(spec: dict[str, Any]) -> list[str]:
+    """SOL-ExecBench's spec.languages (a list), or the older single spec.language."""
+    languages = spec.get("languages")
+    if languages is None:
+        languages = [spec.get("language", "python")]
+    if isinstance(languages, str):
+        languages = [languages]
+    if not isinstance(languages, list) or not languages or not all(isinstance(x, str) for x in languages):
+        raise SolutionLoadError("spec.languages must be a non-empty list of language names")
+    unknown = [x for x in languages if x not in PYTHON_LANGUAGES | NATIVE_LANGUAGES]
+    if unknown:
+        raise SolutionLoadError(f"spec.languages: unknown language {unknown[0]!r} (known: "
+                                f"{', '.join(sorted(PYTHON_LANGUAGES | NATIVE_LANGUAGES))})")
+    if set(languages) & PYTHON_LANGUAGES and set(languages) & NATIVE_LANGUAGES:
+        raise SolutionLoadError("spec.languages mixes Python and C++ languages, which cannot be "
+                                "built together")
+    return languages
+
+
 def _load_solution_json(path: Path) -> LoadedSolution:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -59,20 +84,20 @@ def _load_solution_json(path: Path) -> LoadedSolution:
         raise SolutionLoadError(
             f"solution.json needs spec.entry_point as 'file::function' ({exc!r})"
         ) from None
-    language = spec.get("language", "python")
+    languages = solution_languages(spec)
     dps = bool(spec.get("destination_passing_style", True))
     root = path.parent
     target = (root / file_name).resolve()
     if root.resolve() not in target.parents or not target.is_file():
         raise SolutionLoadError(f"entry point file {file_name!r} is not among the sources")
-    if language in ("cuda", "cpp"):
+    if languages[0] in NATIVE_LANGUAGES:
         run = _build_extension(root, spec, func_name)
     else:
         module = _import_user(target, root)
         run = getattr(module, func_name, None)
         if not callable(run):
             raise SolutionLoadError(f"{file_name} defines no function {func_name}(...)")
-    return LoadedSolution(run, dps, language, target)
+    return LoadedSolution(run, dps, "+".join(languages), target)
 
 
 def _import_user(path: Path, root: Path) -> ModuleType:
@@ -85,22 +110,36 @@ def _import_user(path: Path, root: Path) -> ModuleType:
         sys.path.remove(str(root))
 
 
+# SOL-ExecBench's defaults where compile_options leaves a field out
+DEFAULT_CUDA_CFLAGS = ("-O3", "--use_fast_math")
+DEFAULT_LD_FLAGS = ("-lcuda",)
+
+
 def _build_extension(root: Path, spec: dict[str, Any], func_name: str) -> Callable[..., Any]:
+    """Build the solution's C++/CUDA sources (the top folder's, as SOL-ExecBench does) into a
+    torch extension, its own folder and CUTLASS's headers on the include path."""
     from torch.utils import cpp_extension
 
-    sources = sorted(str(p) for p in root.rglob("*") if p.suffix in (".cu", ".cpp", ".cc"))
+    if spec.get("binding", "torch") not in ("torch", None):
+        raise SolutionLoadError(f"spec.binding {spec.get('binding')!r}: only the torch binding is supported")
+    sources = sorted(str(p) for p in root.iterdir() if p.suffix in NATIVE_SOURCES and p.is_file())
     if not sources:
-        raise SolutionLoadError("a cuda/cpp solution needs .cu or .cpp sources")
+        raise SolutionLoadError("a C++/CUDA solution needs .cu, .cpp, .cc, .cxx or .c sources "
+                                "in its top folder")
     options = spec.get("compile_options") or {}
+    if not isinstance(options, dict):
+        raise SolutionLoadError("spec.compile_options must be an object")
+    cutlass = os.environ.get("CUTLASS_DIR", "/usr/local/cutlass")
     build_dir = root / ".build"
     build_dir.mkdir(exist_ok=True)
     try:
         module = cpp_extension.load(
             name="solarena_ext",
             sources=sources,
-            extra_cflags=list(options.get("cflags", [])) or ["-O3"],
-            extra_cuda_cflags=list(options.get("cuda_cflags", [])) or ["-O3"],
-            extra_ldflags=list(options.get("ld_flags", [])),
+            extra_cflags=[str(f) for f in options.get("cflags", ["-O3"])],
+            extra_cuda_cflags=[str(f) for f in options.get("cuda_cflags", DEFAULT_CUDA_CFLAGS)],
+            extra_ldflags=[str(f) for f in options.get("ld_flags", DEFAULT_LD_FLAGS)],
+            extra_include_paths=[str(root), f"{cutlass}/include", f"{cutlass}/tools/util/include"],
             build_directory=str(build_dir),
             verbose=False,
         )
