@@ -91,6 +91,7 @@ def test_json_format_gives_the_same_records_as_one_array(problem: Problem, cpu: 
     assert as_json.json() == as_lines
     negotiated = api.get(trace_url(evaluation), HTTP_ACCEPT="application/x-ndjson")
     assert lines(negotiated.content) == as_lines
+    assert api.get(trace_url(evaluation), HTTP_ACCEPT="application/json").json() == as_lines
 
 
 def test_only_the_owner_and_admins_read_traces(problem: Problem, cpu: Hardware) -> None:
