@@ -54,6 +54,13 @@ def test_huge_relative_error_stays_a_finite_number() -> None:
     assert result.max_rel_error is not None and result.max_rel_error <= sys.float_info.max
 
 
+def test_special_values_the_output_matches_add_no_error() -> None:
+    ref = torch.tensor([1.0, float("nan"), float("inf"), -float("inf")])
+    result = check_tensor(ref.clone(), ref, SPEC, TOL)
+    assert result.status == status.PASSED
+    assert result.max_rel_error == result.max_abs_error == 0.0
+
+
 def test_several_outputs_report_the_largest_errors_of_any() -> None:
     specs = [TensorSpec("a", ("n",), "float32"), TensorSpec("b", ("n",), "float32")]
     ref_a, ref_b = torch.ones(1000), torch.full((1000,), 1000.0)
