@@ -24,7 +24,7 @@ HIDDEN_HEADER = "X-Hidden-Workloads-Left-Out"
 
 
 class TraceLinesRenderer(BaseRenderer):
-    """One JSON object a line: each trace record, or an error's body alone."""
+    """One JSON object a line (errors never come here: handle_exception gives them JSON)."""
 
     media_type = traces.MEDIA_TYPE
     format = "jsonl"
