@@ -4,7 +4,7 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework.routers import DefaultRouter
 
-from . import boards, views
+from . import boards, traces, views
 
 router = DefaultRouter(trailing_slash=True)
 router.include_root_view = False
@@ -16,6 +16,7 @@ router.register("agent-submissions", views.AgentSubmissionViewSet, basename="age
 urlpatterns = [
     path("", include(router.urls)),
     path("leaderboards/agents/", views.AgentBoardView.as_view(), name="agent-leaderboard"),
+    path("evaluations/<int:pk>/trace/", traces.EvaluationTraceView.as_view(), name="evaluation-trace"),
     path("leaderboards/categories/<slug:category>/<slug:hardware>/", boards.CategoryBoardView.as_view(),
          name="category-leaderboard"),
     path("leaderboards/<str:problem>/<slug:hardware>/", views.LeaderboardView.as_view(), name="leaderboard"),

@@ -18,6 +18,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 import sandbox
+from evaluator import traces
 from evaluator.harness.hidden import draw_hidden, load_hidden_file
 from evaluator.harness.problem import Problem, ProblemError, Workload, load_problem
 from evaluator.jobs import SolutionError, SolutionFiles, write_job
@@ -67,6 +68,8 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--workloads", choices=("smoke", "visible", "all"), default=None,
                     help="smoke: small visible+hidden (default on cpu); visible; all: visible+hidden")
     ev.add_argument("--json", action="store_true", help="print one JSON document (docs/result-format.md)")
+    ev.add_argument("--trace-out", type=Path, metavar="FILE",
+                    help="also write SOL-ExecBench traces there, one JSON object per workload a line")
     ev.add_argument("--secret", default=None,
                     help="secret for drawing hidden workloads (default: $SOLARENA_HIDDEN_SECRET)")
     ev.add_argument("--hidden-file", type=Path, help="private JSONL file of hidden workloads")
@@ -121,6 +124,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
     except SolutionError as exc:
         raise UsageError(str(exc)) from None
     hardware = resolve_hardware(args.hardware)
+    if args.trace_out is not None:
+        check_trace_out(args.trace_out)
     try:
         sandbox.get_backend(args.sandbox)
     except (ValueError, RuntimeError) as exc:
@@ -155,7 +160,33 @@ def cmd_eval(args: argparse.Namespace) -> int:
         print(json.dumps(report, indent=2, allow_nan=False))
     else:
         print_report(report, Console() if sys.stdout.isatty() else Console(width=140))
+    if args.trace_out is not None:  # after the report, which a failed write must not lose
+        write_traces(args.trace_out, report, workloads, solution, args.solution, hardware)
     return 0
+
+
+def check_trace_out(path: Path) -> None:
+    """Before a long run: the trace file must be writable where asked."""
+    if path.is_dir():
+        raise UsageError(f"--trace-out {path}: is a directory; give a file name")
+    if not path.parent.is_dir():
+        raise UsageError(f"--trace-out {path}: no directory {path.parent}")
+
+
+def write_traces(path: Path, report: dict[str, Any], workloads: list[Workload], solution: SolutionFiles,
+                 solution_path: Path, hardware: HardwareSpec) -> None:
+    try:
+        records = traces.report_traces(
+            report, [w.to_json() for w in workloads], hardware_name=hardware.name,
+            solution=traces.solution_name(solution.files, solution.entry, solution_path.stem),
+            timestamp=traces.iso_timestamp())
+    except traces.TraceError as exc:
+        raise UsageError(f"--trace-out: {exc}") from None
+    try:
+        path.write_text(traces.to_jsonl(records), encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"--trace-out {path}: {exc.strerror or exc}") from None
+    print(f"wrote {len(records)} trace(s) to {path}", file=sys.stderr)
 
 
 def resolve_problem(value: str) -> Problem:

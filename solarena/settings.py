@@ -238,6 +238,9 @@ SPECTACULAR_SETTINGS = {
     # The docs page's scripts are served from this deployment's static files, not from a CDN.
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    # enums are named after their field, and two choice sets are called "status"
+    "ENUM_NAME_OVERRIDES": {"StatusEnum": "api.serializers.AGENT_STATUSES",
+                            "TraceStatusEnum": "evaluator.harness.status.ALL"},
 }
 
 # Quotas: submissions one participant may make per problem in any 24 hours (evaluations the

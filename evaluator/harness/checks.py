@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import torch
@@ -19,10 +20,22 @@ class CheckResult:
     message: str = ""
     max_abs_error: float | None = None
     matched_ratio: float | None = None
+    max_rel_error: float | None = None  # |out-ref| / max(|ref|, atol), SOL-ExecBench's measure
+    has_nan: bool = False  # NaN in the output where the reference is finite
+    has_inf: bool = False  # Inf (and no NaN) in the output where the reference is finite
 
     @property
     def ok(self) -> bool:
         return self.status == status.PASSED
+
+    def error_figures(self) -> dict[str, Any] | None:
+        """How wrong a numerically wrong output was (None for any other verdict); with NaN or Inf
+        in it the errors mean nothing and read 0."""
+        if self.status != status.INCORRECT_NUMERICAL:
+            return None
+        return {"max_abs_error": self.max_abs_error or 0.0, "max_rel_error": self.max_rel_error or 0.0,
+                "min_matched_ratio": self.matched_ratio, "has_nan": self.has_nan,
+                "has_inf": self.has_inf}
 
 
 def as_output_list(result: Any, count: int) -> list[Any] | CheckResult:
@@ -45,13 +58,18 @@ def check_outputs(
     tolerance: Tolerance,
 ) -> CheckResult:
     worst: CheckResult | None = None
+    max_abs = max_rel = 0.0
     for out, ref, spec in zip(outputs, expected, specs, strict=False):
         result = check_tensor(out, ref, spec, tolerance)
         if not result.ok:
             return result
         if worst is None or (result.matched_ratio or 1) < (worst.matched_ratio or 1):
             worst = result
-    return worst or CheckResult(status.PASSED)
+        max_abs = max(max_abs, result.max_abs_error or 0.0)
+        max_rel = max(max_rel, result.max_rel_error or 0.0)
+    if worst is None:
+        return CheckResult(status.PASSED)
+    return replace(worst, max_abs_error=max_abs, max_rel_error=max_rel)  # the largest over outputs
 
 
 def check_tensor(out: Any, ref: torch.Tensor, spec: TensorSpec, tol: Tolerance) -> CheckResult:
@@ -116,23 +134,30 @@ def compare_values(out: torch.Tensor, ref: torch.Tensor, name: str, tol: Toleran
         (o != 0).any() if o.numel() else nothing,  # NaN counts as not zero
         ((r != 0) & ref_finite).any() if r.numel() else nothing,
         err.max() if err.numel() else nothing,
+        # relative to |ref| floored at atol, as SOL-ExecBench has it: elements near 0 do not blow it
+        # up; where the reference is NaN the error is 0 and so is this
+        (err / r.abs().clamp_min_(max(tol.atol, torch.finfo(wide).eps)).nan_to_num_(nan=1.0)).max()
+        if err.numel() else nothing,
+        (torch.isnan(o) & ref_finite).any() if o.numel() else nothing,
     )]).tolist()
     bad_special, special_mismatch, within, ref_special = (int(f) for f in figures[:4])
     any_out, any_ref, max_err = bool(figures[4]), bool(figures[5]), figures[6]
+    max_rel, nan_out = min(figures[7], sys.float_info.max), bool(figures[8])
     if bad_special:
         return CheckResult(status.INCORRECT_NUMERICAL,
                            f"output {name!r} has NaN/Inf in {bad_special} of {total} elements "
-                           "where the reference is finite", matched_ratio=1 - bad_special / total)
+                           "where the reference is finite", matched_ratio=1 - bad_special / total,
+                           has_nan=nan_out, has_inf=not nan_out)
     ratio = (within + ref_special - special_mismatch) / total
     if r.numel() and not any_out and any_ref:
         return CheckResult(status.INCORRECT_NUMERICAL,
                            f"output {name!r} is all zeros but the reference is not",
-                           max_err, ratio)
+                           max_err, ratio, max_rel)
     if ratio < tol.required_matched_ratio:
         return CheckResult(
             status.INCORRECT_NUMERICAL,
             f"output {name!r}: {ratio:.2%} of elements within atol={tol.atol:g}, rtol={tol.rtol:g} "
             f"(needs {tol.required_matched_ratio:.2%}); max abs error {max_err:.3g}",
-            max_err, ratio,
+            max_err, ratio, max_rel,
         )
-    return CheckResult(status.PASSED, "", max_err, ratio)
+    return CheckResult(status.PASSED, "", max_err, ratio, max_rel)

@@ -105,9 +105,9 @@ class GatedCall:
 
 
 class CallFailed(Exception):
-    def __init__(self, verdict: str, message: str) -> None:
+    def __init__(self, verdict: str, message: str, correctness: dict[str, Any] | None = None) -> None:
         super().__init__(message)
-        self.verdict, self.message = verdict, message
+        self.verdict, self.message, self.correctness = verdict, message, correctness
 
 
 Emit = Callable[[dict[str, Any]], None]
@@ -251,7 +251,10 @@ class WorkloadRun:
             timing = measure(self.solution_batch, self.job.timing, self.clock)
             self.check_clocks()
         except CallFailed as exc:
-            return {"status": exc.verdict, "message": exc.message}
+            failed: dict[str, Any] = {"status": exc.verdict, "message": exc.message}
+            if exc.correctness is not None:
+                failed["correctness"] = exc.correctness
+            return failed
         except InputError as exc:
             return {"status": status.INVALID_REFERENCE, "message": f"input generation: {exc}"}
         out: dict[str, Any] = {"status": status.PASSED, "message": "", "correctness": correctness,
@@ -273,13 +276,14 @@ class WorkloadRun:
     # ------------------------------------------------------------ the solution
 
     def check_rounds(self) -> dict[str, Any]:
-        worst_ratio, worst_err = 1.0, 0.0
+        worst_ratio, worst_err, worst_rel = 1.0, 0.0, 0.0
         for round_index in range(self.job.correctness_rounds):
             call = self.gated_call([self.seed("check", round_index)], False, f"round {round_index + 1}")
             worst_ratio = min(worst_ratio, call.checks[0].matched_ratio or 1.0)
             worst_err = max(worst_err, call.checks[0].max_abs_error or 0.0)
+            worst_rel = max(worst_rel, call.checks[0].max_rel_error or 0.0)
         return {"rounds": self.job.correctness_rounds, "max_abs_error": worst_err,
-                "min_matched_ratio": worst_ratio}
+                "max_rel_error": worst_rel, "min_matched_ratio": worst_ratio}
 
     def solution_batch(self, first: int, count: int, timed: bool) -> list[Sample]:
         seeds = [self.seed("time", first + j) for j in range(count)]
@@ -334,7 +338,7 @@ class WorkloadRun:
             if not check.ok:
                 self.stop(nonce)
                 prefix = f"{when} returned a wrong result" if timed else when
-                raise CallFailed(check.status, f"{prefix}: {check.message}")
+                raise CallFailed(check.status, f"{prefix}: {check.message}", check.error_figures())
             call.checks.append(check)
             self.process.send("next")
 

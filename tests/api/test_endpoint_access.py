@@ -83,6 +83,8 @@ ENDPOINTS: list[tuple[str, Request, dict[str, int]]] = [
      {"anonymous": 401, "owner": 405, "other": 405, "admin": 405}),
     ("POST problems", lambda api, ids: api.post(f"{V1}problems/", {}), dict.fromkeys(ROLES, 405)),
     ("DELETE hardware", lambda api, ids: api.delete(f"{V1}hardware/cpu/"), dict.fromkeys(ROLES, 405)),
+    ("GET evaluation trace", lambda api, ids: api.get(f"{V1}evaluations/{ids['evaluation']}/trace/"),
+     {"anonymous": 401, "owner": 409, "other": 404, "admin": 409}),  # queued: no results yet
 ]
 
 
@@ -98,13 +100,14 @@ def state() -> tuple[Any, ...]:
 def test_each_endpoint_answers_each_caller(problem: Problem, cpu: Hardware, name: str, send: Request,
                                           expected: dict[str, int]) -> None:
     owner, admin = api_user(), api_user(staff=True)
-    submission = factories.make_evaluation(owner=owner, problem=problem, hardware=cpu).submission
+    evaluation = factories.make_evaluation(owner=owner, problem=problem, hardware=cpu)
+    submission = evaluation.submission
     published = factories.make_evaluation(owner=owner, problem=problem, hardware=cpu).submission
     Submission.objects.filter(pk=published.pk).update(published=True)
     agent = AgentSubmission.objects.create(owner=owner, name="a", version="1", model="m")
     Submission.objects.filter(pk=submission.pk).update(agent_submission=agent)
     ids = {"submission": submission.pk, "published": published.pk, "agent": agent.pk,
-           "category": problem.category.slug}
+           "category": problem.category.slug, "evaluation": evaluation.pk}
     users = {"anonymous": None, "owner": owner, "other": api_user(), "admin": admin}
     answered = {}
     for role, user in users.items():

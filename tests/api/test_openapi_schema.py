@@ -17,6 +17,7 @@ ENDPOINTS = {
     "/api/v1/submissions/", "/api/v1/submissions/{id}/", "/api/v1/submissions/{id}/cancel/",
     "/api/v1/leaderboards/{problem}/{hardware}/", "/api/v1/agent-submissions/",
     "/api/v1/agent-submissions/{id}/", "/api/v1/leaderboards/agents/",
+    "/api/v1/evaluations/{id}/trace/",
 }
 
 
@@ -29,6 +30,8 @@ def test_schema_generates_without_warnings_and_validates(tmp_path: Path) -> None
     create = schema["paths"]["/api/v1/submissions/"]["post"]
     assert {"application/json", "multipart/form-data"} <= set(create["requestBody"]["content"])
     assert {"201", "413", "429"} <= set(create["responses"])
+    trace = schema["paths"]["/api/v1/evaluations/{id}/trace/"]["get"]["responses"]["200"]
+    assert set(trace["content"]) == {"application/x-ndjson", "application/json"}
 
 
 def test_schema_and_docs_are_served() -> None:
