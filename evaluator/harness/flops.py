@@ -74,7 +74,7 @@ def _count(reference: str, arguments: tuple[Argument, ...]) -> FlopCount:
         from torch._subclasses.fake_tensor import FakeTensorMode
         from torch.utils.flop_counter import FlopCounterMode
     except ImportError:
-        return FlopCount(None, "PyTorch is not installed where the bound was computed")
+        return FlopCount(None, "PyTorch was not installed where the FLOPs were to be counted")
     try:
         run = _reference_run(reference)
         with torch.no_grad(), FakeTensorMode(allow_non_fake_inputs=True):
