@@ -12,6 +12,8 @@ import pytest
 from evaluator.harness import expr
 from evaluator.harness.flops import count_reference_flops
 from evaluator.harness.problem import load_problem
+from leaderboard.hardware import HARDWARE
+from leaderboard.scoring import sol_bound_ms
 from tests.conftest import ROOT
 
 PROBLEM_DIRS = sorted(p.parent for p in (ROOT / "problems").glob("*/definition.json"))
@@ -57,3 +59,19 @@ def test_counted_flops_against_the_hand_written_ones(problem_dir: Path) -> None:
         else:
             differs_as_said = DIFFERENT[definition.name](axes, count.flops, written)
             assert differs_as_said, (workload.uuid, count.flops, written)
+
+
+@pytest.mark.parametrize("name", sorted(ELEMENTWISE_ONLY))
+def test_uncounted_elementwise_flops_leave_the_bounds_as_they_are(name: str) -> None:
+    """Their bound is the memory one on every hardware of the table, written FLOPs or none."""
+    problem = load_problem(ROOT / "problems" / name)
+    definition = problem.definition
+    assert definition.sol is not None and definition.sol.flops and definition.sol.bytes
+    for workload in problem.workloads + problem.smoke_workloads:
+        axes = definition.resolve_axes(workload.axes)
+        written = float(expr.evaluate(definition.sol.flops, axes))
+        nbytes = float(expr.evaluate(definition.sol.bytes, axes))
+        for hardware in HARDWARE.values():
+            with_flops = sol_bound_ms(written, nbytes, hardware, definition.sol.dtype)
+            assert sol_bound_ms(0.0, nbytes, hardware, definition.sol.dtype) == with_flops, (
+                workload.uuid, hardware.slug)
