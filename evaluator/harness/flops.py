@@ -25,8 +25,9 @@ from typing import Any
 
 from .problem import Definition, TensorSpec
 
-# Fake CUDA tensors, as the harness runs the reference: attention then decomposes into counted
-# matrix products (on the CPU device it becomes a fused CPU kernel the counter does not know).
+# The meta device: attention decomposes there into counted matrix products (on the CPU device it
+# becomes a fused CPU kernel the counter does not know), and unlike fake CUDA tensors it works on
+# a CPU-only PyTorch.
 DEVICE = "meta"
 # A reference is a handful of operators per workload; a Python loop over a large axis is not,
 # and must not stall whoever asked for the bound.
