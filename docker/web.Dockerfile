@@ -1,6 +1,7 @@
 # The service image: the Django web app under gunicorn, and the same code for the sweeper and the
-# evaluation workers (docker-compose.yml). It holds no torch: workers run the measuring harness in
-# the evaluator image (docker/evaluator.Dockerfile) through the docker sandbox.
+# evaluation workers (docker-compose.yml). It holds no torch unless TORCH_CPU_VERSION is given:
+# workers run the measuring harness in the evaluator image (docker/evaluator.Dockerfile) through
+# the docker sandbox.
 #
 # Build from the repository root:
 #   docker build -f docker/web.Dockerfile -t solarena-web:latest .
@@ -10,6 +11,10 @@ ARG PYTHON_IMAGE=python:3.12-slim-bookworm
 FROM ${PYTHON_IMAGE}
 
 ARG DOCKER_PY_VERSION=7.1.0
+# A CPU build of PyTorch (e.g. 2.13.0) lets sync_problems count the FLOPs of the references of
+# problems that give no sol.flops (docs/scoring.md). Empty: no torch, and those problems get
+# memory-only SOL bounds, with that reason on their page.
+ARG TORCH_CPU_VERSION=
 
 ENV PIP_NO_CACHE_DIR=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
@@ -21,6 +26,8 @@ WORKDIR /app
 COPY pyproject.toml README.md ./
 COPY solarena/__init__.py solarena/__init__.py
 RUN python -m pip install -e . "docker==${DOCKER_PY_VERSION}"
+RUN if [ -n "$TORCH_CPU_VERSION" ]; then python -m pip install \
+        --index-url https://download.pytorch.org/whl/cpu "torch==${TORCH_CPU_VERSION}"; fi
 COPY . .
 RUN python -m pip install --no-deps -e .
 

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from evaluator.harness import status
+from evaluator.harness.flops import FlopCount, count_reference_flops
 from evaluator.harness.problem import Definition, Workload
 from evaluator.supervise import HarnessOutcome
 from leaderboard.hardware import HardwareSpec
@@ -25,9 +26,14 @@ def scored_workload(
     raw: Mapping[str, Any],
     hardware: HardwareSpec,
     calibrated: Mapping[str, float] | None = None,
+    counted: FlopCount | None = None,
 ) -> dict[str, Any]:
-    """One workload's row: raw measurements plus its SOL bound and score."""
-    work = workload_work(definition, workload.axes)
+    """One workload's row: raw measurements plus its SOL bound and score. `counted`: the
+    reference's FLOPs stored at sync; where None and the definition has no sol.flops, they are
+    counted here (the local CLI has no stored counts)."""
+    if counted is None and not (definition.sol and definition.sol.flops):
+        counted = count_reference_flops(definition, workload.axes, workload.inputs)
+    work = workload_work(definition, workload.axes, counted)
     sol_ms = sol_bound_ms(work.flops, work.bytes, hardware, work.dtype, calibrated)
     verdict = raw.get("status", status.RUNTIME_ERROR)
     kernel = raw.get("latency_ms")
@@ -46,6 +52,8 @@ def scored_workload(
         "sol_ms": sol_ms,
         "flops": work.flops,
         "bytes": work.bytes,
+        "flops_from": work.flops_from,
+        "bytes_from": work.bytes_from,
         "score": 0.0,
         "below_sol": False,
         "speedup_vs_reference": None,
@@ -71,10 +79,13 @@ def build_report(
     outcome: HarnessOutcome,
     hardware: HardwareSpec,
     calibrated: Mapping[str, float] | None = None,
+    counted: Mapping[str, FlopCount] | None = None,
 ) -> dict[str, Any]:
+    """`counted`: the reference's FLOPs per workload uuid, as stored at sync (see scored_workload)."""
     rows = [
         scored_workload(definition, w, outcome.results.get(w.uuid, {
-            "status": status.RUNTIME_ERROR, "message": "no result was reported"}), hardware, calibrated)
+            "status": status.RUNTIME_ERROR, "message": "no result was reported"}), hardware, calibrated,
+            (counted or {}).get(w.uuid))
         for w in workloads
     ]
     outcomes = [

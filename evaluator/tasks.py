@@ -24,7 +24,7 @@ from evaluator.jobs import SolutionFiles, write_job
 from evaluator.report import build_report
 from evaluator.supervise import SuperviseOptions, run_harness
 from leaderboard.hardware import get_hardware
-from leaderboard.problems import harness_problem, workloads_for
+from leaderboard.problems import harness_problem, stored_flops_by_uuid, workloads_for
 from solarena.celery import app
 
 from . import services
@@ -149,7 +149,7 @@ def measure(evaluation: Evaluation, worker: str) -> dict[str, Any]:
         outcome = run_harness(job_dir, [w.uuid for w in workloads],
                               supervise_options(cpu), progress=on_progress)
     return build_report(problem.definition, workloads, outcome, get_hardware(hardware.slug),
-                        hardware.calibrated or None)
+                        hardware.calibrated or None, stored_flops_by_uuid(submission.problem))
 
 
 def supervise_options(cpu: bool) -> SuperviseOptions:

@@ -82,6 +82,12 @@ class Workload(models.Model):
     axes = models.JSONField()
     inputs = models.JSONField()
     tolerance = models.JSONField()
+    # Counted from the reference at sync where the definition has no sol.flops (leaderboard/sol.py)
+    reference_flops = models.FloatField(null=True, blank=True, help_text=(
+        "FLOPs counted from the reference at sync; empty where the definition gives sol.flops "
+        "or the count failed"))
+    flops_note = models.CharField(max_length=300, blank=True,
+                                  help_text="why the reference's FLOPs were not counted")
 
     class Meta:
         ordering = ["problem", "position"]

@@ -30,10 +30,11 @@ from submissions import suites
 from submissions.models import AgentSubmission, Submission
 from submissions.visibility import viewable_sources
 
-from . import boards, charts, page_cache
+from . import boards, charts, page_cache, sol
 from .hardware import BANDWIDTH_KEY, COMPUTE_CLASSES, HARDWARE, HardwareSpec
 from .models import Hardware, LeaderboardEntry, Problem, Workload
-from .problems import visible_sol_bounds
+from .problems import sol_bounds, visible_work
+from .sol import WorkloadWork
 
 
 def _count(queryset: QuerySet[Any], by: str) -> Subquery:
@@ -119,14 +120,38 @@ def board_top(problem: Problem, hardware: Hardware, size: int) -> BoardTop:
 @dataclass(frozen=True)
 class WorkloadBounds:
     workload: Workload
+    work: WorkloadWork
     bounds: list[float | None]  # ms, one per hardware column
 
 
 def workload_bounds(problem: Problem, hardware: list[Hardware]) -> list[WorkloadBounds]:
     """The visible workloads with their SOL bound on each hardware (None where the hardware table
     has no entry for a slug)."""
-    return [WorkloadBounds(workload, [bounds.get(hw.slug) for hw in hardware])
-            for workload, bounds in visible_sol_bounds(problem, hardware)]
+    rows = []
+    for workload, work in visible_work(problem):
+        bounds = sol_bounds(work, hardware)
+        rows.append(WorkloadBounds(workload, work, [bounds.get(hw.slug) for hw in hardware]))
+    return rows
+
+
+@dataclass(frozen=True)
+class BoundSource:
+    """Where a problem's SOL bounds come from, for the line above its workloads."""
+
+    flops_from: str  # sol.FROM_DEFINITION, FROM_REFERENCE or NOT_COUNTED
+    bytes_from: str  # sol.FROM_DEFINITION or FROM_TENSORS
+    not_counted: int  # workloads whose FLOPs could not be counted from the reference
+    note: str  # why (the first such workload's reason)
+
+
+def bound_source(rows: list[WorkloadBounds]) -> BoundSource | None:
+    if not rows:
+        return None
+    uncounted = [row.work for row in rows if row.work.flops_from == sol.NOT_COUNTED]
+    counted = len(uncounted) < len(rows)
+    flops_from = rows[0].work.flops_from if not uncounted or not counted else sol.FROM_REFERENCE
+    return BoundSource(flops_from, rows[0].work.bytes_from, len(uncounted),
+                       uncounted[0].note if uncounted else "")
 
 
 # Participants and agents

@@ -103,6 +103,7 @@ def _details(problem: Problem, tabs: list[Hardware]) -> SafeString:
         "problem": problem, "definition": definition, "tabs": tabs,
         "workloads": [w for w in workloads if not w.workload.smoke],
         "smoke_workloads": [w for w in workloads if w.workload.smoke],
+        "bound_source": page_queries.bound_source(workloads),
         "reference": highlight(definition.get("reference") or ""),
         "baseline": highlight(definition["baseline"]) if definition.get("baseline") else None,
         # CUDA starters are Python too: the kernel is a string given to load_inline.

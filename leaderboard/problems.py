@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from evaluator.harness import problem as spec
+from evaluator.harness.flops import FlopCount
 
 from .hardware import HARDWARE
 from .models import Hardware, Problem, Workload
 from .scoring import sol_bound_ms
-from .sol import workload_work
+from .sol import WorkloadWork, workload_work
 
 
 def definition_of(problem: Problem) -> spec.Definition:
@@ -50,19 +51,35 @@ def workloads_for(problem: Problem, *, smoke: bool) -> list[spec.Workload]:
     return [harness_workload(w, definition) for w in ordered]
 
 
+def stored_flops(workload: Workload) -> FlopCount:
+    """The reference's FLOPs as counted at sync (services._reference_flops)."""
+    return FlopCount(workload.reference_flops,
+                     workload.flops_note or "this version was synced before FLOPs were counted")
+
+
+def stored_flops_by_uuid(problem: Problem) -> dict[str, FlopCount]:
+    """Every workload's stored count, hidden ones included (for scoring, never for pages)."""
+    return {w.uuid: stored_flops(w) for w in problem.workloads.all()}
+
+
+def visible_work(problem: Problem) -> list[tuple[Workload, WorkloadWork]]:
+    """Each visible workload with its FLOPs and bytes. Hidden workloads are not read at all."""
+    definition = definition_of(problem)
+    return [(w, workload_work(definition, w.axes, stored_flops(w)))
+            for w in problem.workloads.filter(visibility=Workload.VISIBLE).order_by("position")]
+
+
+def sol_bounds(work: WorkloadWork, hardware: Iterable[Hardware]) -> dict[str, float]:
+    """The SOL bound in ms on each hardware of the table (calibrated peaks where measured)."""
+    return {hw.slug: sol_bound_ms(work.flops, work.bytes, HARDWARE[hw.slug], work.dtype,
+                                  hw.calibrated or None)
+            for hw in hardware if hw.slug in HARDWARE}
+
+
 def visible_sol_bounds(
     problem: Problem, hardware: Iterable[Hardware]
 ) -> list[tuple[Workload, dict[str, float]]]:
-    """Each visible workload with its SOL bound in ms on each hardware (calibrated peaks where
-    measured). Hidden workloads are not read at all."""
-    definition = definition_of(problem)
-    known = [hw for hw in hardware if hw.slug in HARDWARE]
-    bounds = []
-    for workload in problem.workloads.filter(visibility=Workload.VISIBLE).order_by("position"):
-        work = workload_work(definition, workload.axes)
-        bounds.append((workload, {
-            hw.slug: sol_bound_ms(work.flops, work.bytes, HARDWARE[hw.slug], work.dtype,
-                                  hw.calibrated or None)
-            for hw in known
-        }))
-    return bounds
+    """Each visible workload with its SOL bound in ms on each hardware. Hidden workloads are not
+    read at all."""
+    hardware = list(hardware)
+    return [(workload, sol_bounds(work, hardware)) for workload, work in visible_work(problem)]

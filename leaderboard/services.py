@@ -12,6 +12,7 @@ from django.db.models import Max
 from django.utils import timezone
 
 from evaluator.harness import problem as spec
+from evaluator.harness.flops import FlopCount, count_reference_flops
 from evaluator.harness.hidden import draw_hidden
 from evaluator.harness.importer import import_problems
 
@@ -101,13 +102,32 @@ def _sync_one(loaded: spec.Problem, secret: str, report: SyncReport) -> None:
         description=definition.description, definition=definition.to_json(), definition_hash=digest,
     )
     every = loaded.workloads + loaded.smoke_workloads + hidden
+    counts = _reference_flops(definition, every, report)
     Workload.objects.bulk_create(
         Workload(problem=row, uuid=w.uuid, position=i, visibility=w.visibility, smoke=w.smoke,
-                 axes=w.axes, inputs=w.inputs, tolerance=asdict(w.tolerance))
-        for i, w in enumerate(every)
+                 axes=w.axes, inputs=w.inputs, tolerance=asdict(w.tolerance),
+                 reference_flops=count.flops, flops_note=count.reason[:300])
+        for i, (w, count) in enumerate(zip(every, counts, strict=True))
     )
     (report.created if version == 1 else report.new_version).append(name)
     report.versions[name] = version
+
+
+def _reference_flops(
+    definition: spec.Definition, workloads: list[spec.Workload], report: SyncReport
+) -> list[FlopCount]:
+    """The FLOPs of each workload counted from the reference, where the definition gives no
+    sol.flops (nothing to count otherwise). Counted here, once per version, and stored: the pages
+    and the scoring read the stored count and never run the reference."""
+    if definition.sol is not None and definition.sol.flops:
+        return [FlopCount(None) for _ in workloads]
+    counts = [count_reference_flops(definition, w.axes, w.inputs) for w in workloads]
+    failed = [c for c in counts if c.flops is None]
+    if failed:
+        report.warnings.append(f"{definition.name}: FLOPs not counted from the reference for "
+                               f"{len(failed)} of {len(counts)} workloads, their bound is memory-only: "
+                               f"{failed[0].reason}")
+    return counts
 
 
 def _hidden_workloads(loaded: spec.Problem, secret: str, report: SyncReport) -> list[spec.Workload]:

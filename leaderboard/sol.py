@@ -1,6 +1,7 @@
-"""The work a workload must do: FLOPs and bytes, from the definition's `sol` expressions or,
-where a definition gives none, derived (bytes: every input read once and every output written
-once; FLOPs: none counted, so the bound is the memory one)."""
+"""The work a workload must do: FLOPs and bytes. Each comes from the definition's `sol`
+expression where it has one; otherwise FLOPs are those counted from the reference
+(evaluator/harness/flops.py, done once at sync and stored) and bytes are every input read once and
+every output written once. FLOPs that could not be counted are 0: the bound is the memory one."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from evaluator.harness import expr
+from evaluator.harness.flops import FlopCount
 from evaluator.harness.problem import Definition
 
 ITEM_BYTES = {
@@ -15,24 +17,41 @@ ITEM_BYTES = {
     "float8_e5m2": 1, "int64": 8, "int32": 4, "int16": 2, "int8": 1, "uint8": 1, "bool": 1,
 }
 
+# Where a figure came from.
+FROM_DEFINITION = "definition"  # the definition's sol expression
+FROM_REFERENCE = "reference"  # FLOPs counted from the reference
+FROM_TENSORS = "tensors"  # bytes of the inputs and outputs
+NOT_COUNTED = "none"  # FLOPs that could not be counted (0): a memory-only bound
+
 
 @dataclass(frozen=True)
 class WorkloadWork:
     flops: float
     bytes: float
     dtype: str  # the dtype whose peak bounds the compute
-    derived: bool  # True where the definition gave no expression for flops or bytes
+    flops_from: str
+    bytes_from: str
+    note: str = ""  # why FLOPs were not counted
 
 
-def workload_work(definition: Definition, var_axes: Mapping[str, int]) -> WorkloadWork:
+def workload_work(
+    definition: Definition, var_axes: Mapping[str, int], counted: FlopCount | None = None
+) -> WorkloadWork:
+    """`counted`: the reference's FLOPs for these axes, used where the definition has no
+    `sol.flops`; None where nobody counted them."""
     axes = definition.resolve_axes(var_axes)
     sol = definition.sol
-    flops_expr = sol.flops if sol else None
-    bytes_expr = sol.bytes if sol else None
-    flops = float(expr.evaluate(flops_expr, axes)) if flops_expr else 0.0
-    nbytes = float(expr.evaluate(bytes_expr, axes)) if bytes_expr else tensor_bytes(definition, axes)
     dtype = (sol.dtype if sol and sol.dtype else None) or _first_float_dtype(definition)
-    return WorkloadWork(flops, nbytes, dtype, derived=not (flops_expr and bytes_expr))
+    if sol and sol.bytes:
+        nbytes, bytes_from = float(expr.evaluate(sol.bytes, axes)), FROM_DEFINITION
+    else:
+        nbytes, bytes_from = tensor_bytes(definition, axes), FROM_TENSORS
+    if sol and sol.flops:
+        return WorkloadWork(float(expr.evaluate(sol.flops, axes)), nbytes, dtype, FROM_DEFINITION, bytes_from)
+    if counted is not None and counted.flops is not None:
+        return WorkloadWork(counted.flops, nbytes, dtype, FROM_REFERENCE, bytes_from)
+    note = counted.reason if counted is not None else "not counted"
+    return WorkloadWork(0.0, nbytes, dtype, NOT_COUNTED, bytes_from, note)
 
 
 def tensor_bytes(definition: Definition, axes: Mapping[str, int]) -> float:
