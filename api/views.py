@@ -113,6 +113,8 @@ class SubmissionViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.R
         try:
             submission = services.create_submission(request.user, data["problem"], data["files"],
                                                     data["language"], data["hardware"])
+        except services.UnsupportedLanguage as exc:
+            raise ValidationError({"language": [str(exc)]}) from None
         except services.QuotaExceeded as exc:
             raise QuotaExceededError(str(exc)) from None
         created = self.get_queryset().get(pk=submission.pk)
@@ -211,7 +213,7 @@ class AgentSubmissionViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mix
         data = serializer.validated_data
         try:
             agent = services.create_agent_submission(request.user, data["file"], data["hardware"])
-        except services.UnknownProblems as exc:
+        except (services.UnknownProblems, services.UnsupportedLanguage) as exc:
             raise ValidationError({"file": [str(exc)]}) from None
         except services.QuotaExceeded as exc:
             raise QuotaExceededError(str(exc)) from None

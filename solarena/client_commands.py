@@ -9,7 +9,6 @@ import getpass
 import io
 import json
 import os
-import re
 import sys
 import time
 import zipfile
@@ -19,6 +18,8 @@ from typing import Any
 
 from rich.console import Console
 from rich.table import Table
+
+from evaluator.toolchains import languages_of, stored_language
 
 from .client import (
     DEFAULT_SERVER,
@@ -44,7 +45,6 @@ leaderboard, submit-agent):
 """
 TERMINAL = ("scored", "failed", "cancelled")
 LANGUAGES = ("python", "triton", "cuda")
-_IMPORTS_TRITON = re.compile(r"^\s*(import\s+triton\b|from\s+triton\b)", re.MULTILINE)
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -261,22 +261,18 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
 
 
 def infer_language(path: Path, text: str) -> str:
+    """python, triton or cuda: from a solution.json's spec.languages, else from whether the
+    Python sources import triton."""
+    files = {path.name: text}
     if path.suffix == ".json":
         try:
-            spec = json.loads(text).get("spec", {})
+            sources = json.loads(text).get("sources", [])
         except (ValueError, AttributeError):
-            spec = {}
-        language = spec.get("language") if isinstance(spec, dict) else None
-        if isinstance(language, str):
-            language = {"cpp": "cuda", "c++": "cuda"}.get(language.lower(), language.lower())
-            if language in LANGUAGES:
-                return language
-        sources = spec.get("sources") if isinstance(spec, dict) else None
-        if isinstance(sources, list) and any(
-                isinstance(s, dict) and _IMPORTS_TRITON.search(str(s.get("content", ""))) for s in sources):
-            return "triton"
-        return "python"
-    return "triton" if _IMPORTS_TRITON.search(text) else "python"
+            sources = []
+        if isinstance(sources, list):
+            files |= {str(s.get("path", "")): str(s.get("content", ""))
+                      for s in sources if isinstance(s, dict)}
+    return stored_language(languages_of(files, path.name))
 
 
 def _read_solution(path: Path) -> bytes:

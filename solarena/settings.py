@@ -203,6 +203,9 @@ SOLARENA_EVAL_MAX_PROCESSES = env_int("SOLARENA_EVAL_MAX_PROCESSES", 64)
 SOLARENA_EVAL_MAX_OPEN_FILES = env_int("SOLARENA_EVAL_MAX_OPEN_FILES", 4096)
 SOLARENA_WORKLOAD_SECONDS = env_int("SOLARENA_WORKLOAD_SECONDS", 60)
 SOLARENA_EVAL_SECONDS = env_int("SOLARENA_EVAL_SECONDS", 1800)
+# Which parts each hardware's evaluators have, as JSON {"slug" or "*": [part, ...]}
+# (evaluator/toolchains.py); empty: the bundled images' (docs/solution-format.md, "Languages").
+SOLARENA_TOOLCHAINS = env_str("SOLARENA_TOOLCHAINS", "")
 
 # REST API (/api/v1/). Rates are "<count>/<second|minute|hour|day>".
 REST_FRAMEWORK = {

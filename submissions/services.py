@@ -4,8 +4,6 @@ the owner's lock: the daily quota per problem and the evaluations in flight at o
 
 from __future__ import annotations
 
-import json
-import re
 import secrets
 from datetime import datetime, timedelta
 
@@ -19,10 +17,12 @@ from django.utils import timezone
 from evaluator import services as evaluations
 from evaluator.jobs import SolutionFiles
 from evaluator.models import Evaluation
+from evaluator.toolchains import UnsupportedLanguage as UnsupportedLanguage
+from evaluator.toolchains import check_runnable, languages_of, stored_language, toolchains
 from leaderboard.models import Hardware, Problem
 
 from .bundles import AgentManifest, Bundle
-from .models import LANGUAGES, AgentSubmission, Submission
+from .models import AgentSubmission, Submission
 
 QUOTA_WINDOW = timedelta(hours=24)
 
@@ -58,10 +58,12 @@ def create_submission(
     agent_submission: AgentSubmission | None = None,
 ) -> Submission:
     """Store the solution and one queued evaluation per hardware; the messages go out on commit.
-    Raises QuotaExceeded, storing nothing, past the owner's daily submissions for the problem, and
-    TooManyInFlight past the owner's evaluations queued or running at once."""
+    Raises QuotaExceeded, storing nothing, past the owner's daily submissions for the problem,
+    TooManyInFlight past the owner's evaluations queued or running at once, and
+    UnsupportedLanguage where a hardware's evaluators cannot run the solution's language."""
     if not hardware:
         raise ValueError("a submission needs at least one hardware to run on")
+    check_languages(files, language, hardware)
     with transaction.atomic():
         _lock(owner)
         _check_quota(owner, problem)
@@ -111,6 +113,17 @@ def create_agent_solution(owner: AbstractBaseUser, manifest: AgentManifest, prob
         return create_submission(owner, problem, files, language, hardware, agent_submission=agent)
 
 
+def check_languages(files: SolutionFiles, language: str, hardware: list[Hardware]) -> None:
+    """Every language of the solution (and the one it was declared as) can run on every chosen
+    hardware's evaluators (settings.SOLARENA_TOOLCHAINS); raises UnsupportedLanguage."""
+    languages = languages_of(files.files, files.entry)
+    if language == "cuda" and "cuda" not in languages:
+        languages.append("cuda")
+    table = toolchains(settings.SOLARENA_TOOLCHAINS)
+    for hw in hardware:
+        check_runnable(languages, hw.slug, table)
+
+
 def _store_agent(owner: AbstractBaseUser, manifest: AgentManifest, logs: dict[str, str]) -> AgentSubmission:
     return AgentSubmission.objects.create(
         owner=owner, name=manifest.name, version=manifest.version, model=manifest.model,
@@ -124,26 +137,13 @@ def _lock(owner: AbstractBaseUser) -> None:
     get_user_model().objects.select_for_update().filter(pk=owner.pk).first()
 
 
-_KNOWN_LANGUAGES = {code for code, _ in LANGUAGES}
-_IMPORTS_TRITON = re.compile(r"^\s*(import\s+triton\b|from\s+triton\b)", re.MULTILINE)
 
 
 def infer_language(files: SolutionFiles) -> str:
-    """A bundle solution's language: a solution.json's spec.language (cpp counted as cuda), else
-    "triton" when a Python source imports triton, else "python"."""
-    if files.entry.endswith(".json"):
-        try:
-            spec = json.loads(files.files[files.entry]).get("spec", {})
-        except (ValueError, AttributeError):
-            spec = {}
-        language = spec.get("language") if isinstance(spec, dict) else None
-        if isinstance(language, str):
-            language = {"cpp": "cuda", "c++": "cuda"}.get(language.lower(), language.lower())
-            if language in _KNOWN_LANGUAGES:
-                return language
-    if any(path.endswith(".py") and _IMPORTS_TRITON.search(text) for path, text in files.files.items()):
-        return "triton"
-    return "python"
+    """A bundle solution's language as stored (python, triton or cuda): from a solution.json's
+    spec.languages (the C++ family counted as cuda), else "triton" when a Python source imports
+    triton, else "python"."""
+    return stored_language(languages_of(files.files, files.entry))
 
 
 def counted_submissions(owner: AbstractBaseUser, problem: Problem, now: datetime | None = None) -> int:

@@ -36,8 +36,8 @@ MANIFEST: dict[str, Any] = {"name": "kernel-agent", "version": "1.2.0", "model":
 LOG = "step 1: wrote a kernel\n"
 
 
-def solution_json(language: str = "cuda") -> str:
-    return json.dumps({"spec": {"language": language, "entry_point": "kernel.py::run"},
+def solution_json(language: str = "pytorch") -> str:
+    return json.dumps({"spec": {"languages": [language], "entry_point": "kernel.py::run"},
                        "sources": [{"path": "kernel.py", "content": factories.CORRECT}]})
 
 
@@ -101,7 +101,7 @@ def test_a_bundle_expands_into_one_submission_per_problem_and_hardware(
     assert all(s.owner == user and s.agent_submission == agent and s.problem.is_current
                for s in submissions.values())
     assert {name: s.language for name, s in submissions.items()} == {
-        "scale_shift": "python", "scale_shift_v2": "triton", "scale_shift_json": "cuda"}
+        "scale_shift": "python", "scale_shift_v2": "triton", "scale_shift_json": "python"}
     assert submissions["scale_shift"].sources == {"scale_shift.py": factories.CORRECT}
     assert submissions["scale_shift_v2"].entry == "solution.py"
     assert submissions["scale_shift_json"].entry == "solution.json"

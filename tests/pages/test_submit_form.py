@@ -98,11 +98,11 @@ def test_a_solution_json_upload(browser: Client, problem: Problem, cpu: Hardware
 
 
 def test_pasted_code_is_stored_as_solution_py(browser: Client, problem: Problem, cpu: Hardware) -> None:
-    response = post(browser, None, code=factories.CORRECT.replace("\n", "\r\n"), language="cuda")
+    response = post(browser, None, code=factories.CORRECT.replace("\n", "\r\n"), language="triton")
     assert response.status_code == 302
     submission = Submission.objects.get()
     assert submission.sources == {"solution.py": factories.CORRECT}  # line ends as written
-    assert (submission.entry, submission.language) == ("solution.py", "cuda")
+    assert (submission.entry, submission.language) == ("solution.py", "triton")
     assert submission.evaluations.get().state == Evaluation.QUEUED
 
 
