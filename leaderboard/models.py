@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
 from django.db import models
+
+from evaluator.harness.names import NAME_MAX, SLUG_MAX, slug_of
 
 
 class Hardware(models.Model):
@@ -44,9 +48,12 @@ class Category(models.Model):
 
 
 class Problem(models.Model):
-    """One version of a problem definition; results stay attached to the version measured."""
+    """One version of a problem definition; results stay attached to the version measured. The name
+    is the definition's, as written (shown, and matched); the slug, made from it by
+    evaluator.harness.names.slug_of, is what URLs and API paths use."""
 
-    name = models.CharField(max_length=100)
+    name = models.CharField(max_length=NAME_MAX)
+    slug = models.SlugField(max_length=SLUG_MAX, help_text="made from the name: the problem in URLs")
     version = models.PositiveIntegerField(default=1)
     is_current = models.BooleanField(default=True)
     category = models.ForeignKey(Category, on_delete=models.PROTECT, related_name="problems")
@@ -65,10 +72,17 @@ class Problem(models.Model):
             models.UniqueConstraint(fields=["name", "version"], name="problem_name_version"),
             models.UniqueConstraint(fields=["name"], condition=models.Q(is_current=True),
                                     name="one_current_version_per_problem"),
+            models.UniqueConstraint(fields=["slug"], condition=models.Q(is_current=True),
+                                    name="one_current_problem_per_slug"),
         ]
 
     def __str__(self) -> str:
         return f"{self.name} v{self.version}"
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        if not self.slug:
+            self.slug = slug_of(self.name)
+        super().save(*args, **kwargs)
 
 
 class Workload(models.Model):

@@ -14,6 +14,7 @@ from django.utils import timezone
 from evaluator.harness import problem as spec
 from evaluator.harness.hidden import draw_hidden
 from evaluator.harness.importer import import_problems
+from evaluator.harness.names import CATEGORY_MAX, slug_of
 
 from .hardware import BANDWIDTH_KEY, COMPUTE_CLASSES, HARDWARE
 from .models import Category, Hardware, Problem, Workload
@@ -70,15 +71,30 @@ def definition_hash(problem: spec.Problem) -> str:
 
 def sync_problems(directory: Path, secret: str) -> SyncReport:
     """Store every problem found under `directory`: new names as version 1, changed ones as a new
-    version (the old one kept, with its results, but no longer current). Raises ProblemError for a
-    malformed problem, storing nothing for it."""
+    version (the old one kept, with its results, but no longer current), all in one transaction.
+    Raises ProblemError, storing nothing, for a malformed problem or for a name whose slug is a
+    stored problem's of another name."""
+    problems = import_problems(directory)
     report = SyncReport()
-    for loaded in import_problems(directory):
-        _sync_one(loaded, secret, report)
+    with transaction.atomic():
+        _check_stored_slugs(problems)
+        for loaded in problems:
+            _sync_one(loaded, secret, report)
     return report
 
 
-@transaction.atomic
+def _check_stored_slugs(problems: list[spec.Problem]) -> None:
+    stored = {row.slug: row for row in Problem.objects.select_for_update()
+              .filter(is_current=True, slug__in=[p.slug for p in problems])}
+    for loaded in problems:
+        row = stored.get(loaded.slug)
+        if row is not None and row.name != loaded.name:
+            raise spec.ProblemError(
+                str(loaded.directory or loaded.name), "name",
+                f"{loaded.name!r} has the slug {loaded.slug!r} of the stored problem {row.name!r} "
+                f"(v{row.version}); rename one")
+
+
 def _sync_one(loaded: spec.Problem, secret: str, report: SyncReport) -> None:
     name, digest = loaded.name, definition_hash(loaded)
     current = Problem.objects.select_for_update().filter(name=name, is_current=True).first()
@@ -88,7 +104,7 @@ def _sync_one(loaded: spec.Problem, secret: str, report: SyncReport) -> None:
         return
     hidden = _hidden_workloads(loaded, secret, report)
     definition = loaded.definition
-    category, _ = Category.objects.get_or_create(slug=definition.category.lower(),
+    category, _ = Category.objects.get_or_create(slug=slug_of(definition.category, CATEGORY_MAX),
                                                  defaults={"name": definition.category})
     version = 1
     if current is not None:
@@ -96,7 +112,7 @@ def _sync_one(loaded: spec.Problem, secret: str, report: SyncReport) -> None:
         current.is_current = False  # first, or the one-current-version constraint refuses the new row
         current.save(update_fields=["is_current"])
     row = Problem.objects.create(
-        name=name, version=version, is_current=True, category=category,
+        name=name, slug=loaded.slug, version=version, is_current=True, category=category,
         task_type=definition.task_type, op_type=definition.op_type or "",
         description=definition.description, definition=definition.to_json(), definition_hash=digest,
     )

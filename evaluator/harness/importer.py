@@ -21,6 +21,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from .names import slug_of
 from .problem import (
     Definition,
     Problem,
@@ -82,9 +83,40 @@ def _collect(directory: Path, depth: int, category: str) -> list[Problem]:
         return []
     problems: list[Problem] = []
     for child in sorted(directory.iterdir()):
-        if child.is_dir() and not child.name.startswith((".", "_")) and child.name not in SKIPPED_DIRS:
+        if _walked(child):
             problems.extend(_collect(child, depth + 1, SUITE_CATEGORIES.get(child.name.lower(), category)))
     return problems
+
+
+def find_problem_dirs(root: Path, identifier: str) -> list[Path]:
+    """The problem directories below `root` (walked as import_problems does) whose folder, name or
+    slug is `identifier`, without loading them; a definition that cannot be read matches by its
+    folder only (loading it then says what is wrong)."""
+    found = []
+    for directory in _problem_dirs(root, 0):
+        if directory.name == identifier:
+            found.append(directory)
+            continue
+        try:
+            name = read_json(directory / "definition.json").get("name")
+        except (ProblemError, AttributeError):
+            continue
+        if isinstance(name, str) and identifier in (name, slug_of(name)):
+            found.append(directory)
+    return found
+
+
+def _problem_dirs(directory: Path, depth: int) -> list[Path]:
+    if (directory / "definition.json").is_file():
+        return [directory]
+    if depth >= MAX_DEPTH or not directory.is_dir():
+        return []
+    return [found for child in sorted(directory.iterdir()) if _walked(child)
+            for found in _problem_dirs(child, depth + 1)]
+
+
+def _walked(child: Path) -> bool:
+    return child.is_dir() and not child.name.startswith((".", "_")) and child.name not in SKIPPED_DIRS
 
 
 # ---------------------------------------------------------------- FlashInfer-Bench

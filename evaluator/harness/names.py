@@ -36,8 +36,8 @@ def slug_of(name: str, limit: int = SLUG_MAX) -> str:
 
 def why_not_a_name(name: object, longest: int = NAME_MAX) -> str | None:
     """Why `name` cannot name a problem (or a category), or None when it can: it must be a
-    non-empty string of at most `longest` characters, without control or format characters or
-    surrounding spaces, and with a letter or digit for its slug."""
+    non-empty string of at most `longest` characters, without control or format characters,
+    surrounding spaces or path separators, and with a letter or digit for its slug."""
     if not isinstance(name, str) or not name:
         return "required: a non-empty string"
     if len(name) > longest:
@@ -47,6 +47,8 @@ def why_not_a_name(name: object, longest: int = NAME_MAX) -> str | None:
         return f"contains the control or format character {bad!r}"
     if name != name.strip():
         return "begins or ends with white space"
+    if "/" in name or "\\" in name:
+        return "contains '/' or '\\' (a suite keeps each problem in a folder of its name)"
     if not re.search(r"[a-z0-9]", slug_of(name)):
         return "needs at least one letter or digit (a-z, 0-9) to make its URL slug"
     return None

@@ -64,6 +64,8 @@ def test_what_a_name_may_be() -> None:
         "bidi\u202eoverride": "control or format character",
         "line\u2028separator": "control or format character",
         "trailing ": "begins or ends with white space",
+        "a/b": "contains '/' or '\\'",
+        "a\\b": "contains '/' or '\\'",
         "---": "at least one letter or digit",
         "日本語": "at least one letter or digit",
     }
