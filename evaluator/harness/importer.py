@@ -15,6 +15,7 @@ Two problems of one import may not share a name, nor a slug (names.slug_of).
 
 from __future__ import annotations
 
+import glob
 import json
 import shutil
 from dataclasses import asdict
@@ -139,7 +140,7 @@ def _workload_file(root: Path, def_path: Path, definition: Definition) -> Path:
     expected = root / "workloads" / relative
     if expected.is_file():
         return expected
-    found = sorted((root / "workloads").rglob(f"{definition.name}.jsonl"))
+    found = sorted((root / "workloads").rglob(glob.escape(definition.name) + ".jsonl"))  # names may hold [*?
     if len(found) == 1:
         return found[0]
     raise ProblemError(str(def_path), "", f"no workloads: expected {expected}")
