@@ -2,12 +2,30 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from django.conf import settings
 from django.db import models
 
 from evaluator.harness.names import NAME_MAX, SLUG_MAX, slug_of
+
+
+class OrderedJSONField(models.TextField):
+    """JSON stored as its text, so that objects keep their key order: PostgreSQL's jsonb sorts keys,
+    and a definition's inputs and outputs are in the order its run takes and returns them."""
+
+    def from_db_value(self, value: str | None, expression: Any, connection: Any) -> Any:
+        return None if value is None else json.loads(value)
+
+    def to_python(self, value: Any) -> Any:
+        return json.loads(value) if isinstance(value, str) else value
+
+    def get_prep_value(self, value: Any) -> str | None:
+        return None if value is None else json.dumps(value)
+
+    def value_to_string(self, obj: models.Model) -> str:
+        return json.dumps(self.value_from_object(obj))
 
 
 class Hardware(models.Model):
@@ -60,7 +78,7 @@ class Problem(models.Model):
     task_type = models.CharField(max_length=32)
     op_type = models.CharField(max_length=64, blank=True)
     description = models.TextField(blank=True)
-    definition = models.JSONField(help_text="the whole definition, sources inline")
+    definition = OrderedJSONField(help_text="the whole definition, sources inline, in its key order")
     definition_hash = models.CharField(max_length=64)
     solutions_revealed = models.BooleanField(
         default=False, help_text="an admin has made every solution's source of this problem public")

@@ -99,6 +99,10 @@ def _sync_one(loaded: spec.Problem, secret: str, report: SyncReport) -> None:
     name, digest = loaded.name, definition_hash(loaded)
     current = Problem.objects.select_for_update().filter(name=name, is_current=True).first()
     if current is not None and current.definition_hash == digest:
+        document = loaded.definition.to_json()
+        if json.dumps(current.definition) != json.dumps(document):  # keys in jsonb's order (before 0009)
+            current.definition = document
+            current.save(update_fields=["definition"])
         report.unchanged.append(name)
         report.versions[name] = current.version
         return
