@@ -54,11 +54,11 @@ def import_problems(path: str | Path) -> list[Problem]:
             "nothing importable: no problem directory (definition.json + workload.jsonl) and no "
             "FlashInfer-Bench trace set (definitions/ + workloads/) at or below this path",
         )
-    check_distinct(problems, str(root))
+    _check_distinct(problems, str(root))
     return problems
 
 
-def check_distinct(problems: list[Problem], where: str) -> None:
+def _check_distinct(problems: list[Problem], where: str) -> None:
     """Refuse two problems with one name, or with names that make one slug, naming both."""
     seen: dict[str, Problem] = {}
     for problem in problems:

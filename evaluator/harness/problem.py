@@ -36,6 +36,11 @@ class ProblemError(ValueError):
         super().__init__(f"{where}: {field}: {why}" if field else f"{where}: {why}")
 
 
+def is_fixed_size(entry: str) -> bool:
+    """A shape entry of ASCII digits ("4") is that size, not an axis name (as in SOL-ExecBench)."""
+    return entry.isascii() and entry.isdigit()
+
+
 @dataclass(frozen=True)
 class Domain:
     min: int
@@ -172,7 +177,7 @@ class Definition:
         return values
 
     def shape(self, spec: TensorSpec, axes: Mapping[str, int]) -> tuple[int, ...]:
-        return tuple(int(a) if a.isdigit() else axes[a] for a in spec.shape or ())
+        return tuple(int(a) if is_fixed_size(a) else axes[a] for a in spec.shape or ())
 
     def to_json(self) -> dict[str, Any]:
         """The definition as one self-contained JSON document (sources inline)."""
@@ -481,7 +486,7 @@ def _tensors(
         if shape is not None:
             if not isinstance(shape, list) or not all(isinstance(s, str) for s in shape):
                 raise ProblemError(where, f"{loc}.shape", "must be a list of axis names or null")
-            missing = [s for s in shape if s not in axes and not s.isdigit()]  # "4": a fixed size
+            missing = [s for s in shape if s not in axes and not is_fixed_size(s)]
             if missing:
                 raise ProblemError(where, f"{loc}.shape", f"unknown axis name(s) {missing}")
             shape = tuple(shape)

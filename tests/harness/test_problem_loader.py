@@ -311,6 +311,8 @@ BAD_DEFINITIONS: list[tuple[str, Mutation, str, str]] = [
      "unknown axis name(s) ['width']"),
     ("output shape unknown axis", _set("outputs.y.shape", ["rows", "3x"]), "outputs.y.shape",
      "unknown axis name(s) ['3x']"),
+    ("shape with a non-ASCII digit", _set("outputs.y.shape", ["rows", "\u00b2"]), "outputs.y.shape",
+     "unknown axis name(s) ['\u00b2']"),
     ("input named like an axis", _set("axes.eps", {"type": "const", "value": 1}), "inputs",
      "input names may not be axis names: ['eps']"),
     ("bad dtype", _set("inputs.x.dtype", "float17"), "inputs.x.dtype", "'float17' is not one of"),
