@@ -10,6 +10,7 @@ from rest_framework import serializers
 
 from evaluator.jobs import SolutionError, SolutionFiles, SourceTooLarge, check_size
 from evaluator.models import Evaluation, WorkloadResult
+from leaderboard.lookup import current_problem
 from leaderboard.models import Hardware, Problem, Workload
 from submissions import suites as agent_suites
 from submissions.bundles import DEFAULT_LIMITS, Bundle, BundleError, read_bundle
@@ -42,7 +43,9 @@ class ProblemSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Problem
-        fields = ["name", "version", "category", "task_type", "op_type", "description"]
+        fields = ["name", "slug", "version", "category", "task_type", "op_type", "description"]
+        extra_kwargs = {"name": {"help_text": "as its definition writes it"},
+                        "slug": {"help_text": "made from the name: the problem in URLs and API paths"}}
 
 
 class VisibleWorkloadSerializer(serializers.Serializer):
@@ -114,13 +117,15 @@ class EvaluationDetailSerializer(EvaluationSerializer):
 
 class SubmissionSerializer(serializers.ModelSerializer):
     problem = serializers.CharField(source="problem.name", read_only=True)
+    problem_slug = serializers.CharField(source="problem.slug", read_only=True,
+                                         help_text="the problem in URLs and API paths")
     problem_version = serializers.IntegerField(source="problem.version", read_only=True)
     evaluations = EvaluationSerializer(many=True, read_only=True)
 
     class Meta:
         model = Submission
-        fields = ["id", "problem", "problem_version", "language", "entry", "agent_submission", "published",
-                  "created", "evaluations"]
+        fields = ["id", "problem", "problem_slug", "problem_version", "language", "entry", "agent_submission",
+                  "published", "created", "evaluations"]
 
 
 class SubmissionDetailSerializer(SubmissionSerializer):
@@ -136,6 +141,8 @@ class SubmissionSourceSerializer(serializers.ModelSerializer):
     """The public read of a submission's sources (submissions.visibility decides who gets it)."""
 
     problem = serializers.CharField(source="problem.name", read_only=True)
+    problem_slug = serializers.CharField(source="problem.slug", read_only=True,
+                                         help_text="the problem in URLs and API paths")
     problem_version = serializers.IntegerField(source="problem.version", read_only=True)
     user = serializers.CharField(source="owner.get_username", read_only=True)
     solutions_revealed = serializers.BooleanField(source="problem.solutions_revealed", read_only=True,
@@ -143,14 +150,15 @@ class SubmissionSourceSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Submission
-        fields = ["id", "problem", "problem_version", "language", "user", "published", "solutions_revealed",
-                  "created", "entry", "sources"]
+        fields = ["id", "problem", "problem_slug", "problem_version", "language", "user", "published",
+                  "solutions_revealed", "created", "entry", "sources"]
 
 
 class SubmissionCreateSerializer(serializers.Serializer):
     """A solution as one uploaded file (multipart `file`), or as JSON `sources` plus `entry`."""
 
-    problem = serializers.CharField(help_text="the problem's name (its current version is evaluated)")
+    problem = serializers.CharField(help_text="the problem's slug or its name as written (its current "
+                                              "version is evaluated)")
     hardware = serializers.ListField(child=serializers.SlugField(), min_length=1,
                                      help_text="slugs of the hardware to evaluate on")
     language = serializers.ChoiceField(choices=LANGUAGES)
@@ -159,10 +167,10 @@ class SubmissionCreateSerializer(serializers.Serializer):
                                     required=False, help_text="file path -> text")
     entry = serializers.CharField(required=False, help_text="with sources: the file the harness loads")
 
-    def validate_problem(self, name: str) -> Problem:
-        problem = Problem.objects.filter(name=name, is_current=True).first()
+    def validate_problem(self, identifier: str) -> Problem:
+        problem = current_problem(identifier)
         if problem is None:
-            raise serializers.ValidationError(f"unknown problem {name!r}")
+            raise serializers.ValidationError(f"unknown problem {identifier!r}")
         return problem
 
     def validate_hardware(self, slugs: list[str]) -> list[Hardware]:
@@ -196,7 +204,8 @@ class SubmissionCreateSerializer(serializers.Serializer):
 class LeaderboardSerializer(serializers.Serializer):
     """A problem's board on one hardware (rows: api.boards)."""
 
-    problem = serializers.CharField()
+    problem = serializers.CharField(help_text="its name, as written")
+    problem_slug = serializers.CharField(help_text="the problem in URLs and API paths")
     version = serializers.IntegerField()
     hardware = serializers.CharField()
     entries = ProblemBoardEntrySerializer(many=True, help_text="participants with a valid score, best first")
@@ -238,12 +247,14 @@ class SuiteSerializer(serializers.Serializer):
 
 class AgentSolutionSerializer(serializers.ModelSerializer):
     problem = serializers.CharField(source="problem.name", read_only=True)
+    problem_slug = serializers.CharField(source="problem.slug", read_only=True,
+                                         help_text="the problem in URLs and API paths")
     problem_version = serializers.IntegerField(source="problem.version", read_only=True)
     evaluations = EvaluationSerializer(many=True, read_only=True)
 
     class Meta:
         model = Submission
-        fields = ["id", "problem", "problem_version", "language", "evaluations"]
+        fields = ["id", "problem", "problem_slug", "problem_version", "language", "evaluations"]
 
 
 class AgentSubmissionSerializer(serializers.ModelSerializer):

@@ -15,6 +15,7 @@ from rest_framework.views import APIView
 
 from evaluator.models import Evaluation, WorkloadResult
 from leaderboard import boards
+from leaderboard.lookup import current_problem
 from leaderboard.models import Hardware, Problem
 from leaderboard.problems import visible_sol_bounds
 from submissions import services, suites
@@ -56,8 +57,15 @@ class ProblemViewSet(viewsets.ReadOnlyModelViewSet):
     queryset = Problem.objects.filter(is_current=True).select_related("category").order_by("name")
     permission_classes = [permissions.AllowAny]
     filterset_class = ProblemFilter
-    lookup_field = "name"
-    lookup_value_regex = "[^/]+"  # names may hold dots
+    lookup_field = "slug"
+    lookup_value_regex = "[^/]+"  # the name as written is accepted too (it may hold dots)
+
+    def get_object(self) -> Problem:
+        problem = current_problem(self.kwargs["slug"], self.get_queryset())
+        if problem is None:
+            raise NotFound(f"no problem {self.kwargs['slug']!r}")
+        self.check_object_permissions(self.request, problem)
+        return problem
 
     def get_serializer_class(self) -> type[ProblemSerializer]:
         return ProblemDetailSerializer if self.action == "retrieve" else ProblemSerializer
@@ -173,9 +181,12 @@ class LeaderboardView(APIView):
 
     @extend_schema(responses=LeaderboardSerializer)
     def get(self, request: Request, problem: str, hardware: str) -> Response:
-        current = get_object_or_404(Problem, name=problem, is_current=True)
+        current = current_problem(problem)
+        if current is None:
+            raise NotFound(f"no problem {problem!r}")
         board = boards.problem_board(current, get_object_or_404(Hardware, slug=hardware))
-        document = {"problem": current.name, "version": current.version, "hardware": board.hardware.slug,
+        document = {"problem": current.name, "problem_slug": current.slug, "version": current.version,
+                    "hardware": board.hardware.slug,
                     **ranked_and_unranked(board.rows)}
         return Response(LeaderboardSerializer(document).data)
 
@@ -213,7 +224,7 @@ class AgentSubmissionViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mix
         data = serializer.validated_data
         try:
             agent = services.create_agent_submission(request.user, data["file"], data["hardware"])
-        except (services.UnknownProblems, services.UnsupportedLanguage) as exc:
+        except (services.BundleProblemsError, services.UnsupportedLanguage) as exc:
             raise ValidationError({"file": [str(exc)]}) from None
         except services.QuotaExceeded as exc:
             raise QuotaExceededError(str(exc)) from None

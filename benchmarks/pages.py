@@ -251,7 +251,7 @@ def names_for_pages() -> dict[str, Any]:
     from leaderboard.models import Category, Problem
 
     problems = list(Problem.objects.filter(is_current=True).annotate(n=Count("entries"))
-                    .order_by("-n", "name").values_list("name", flat=True))
+                    .order_by("-n", "name").values_list("slug", flat=True))
     categories = list(Category.objects.annotate(n=Count("problems")).filter(n__gt=0)
                       .order_by("-n", "slug").values_list("slug", flat=True))
     return {"problems": problems, "categories": categories}

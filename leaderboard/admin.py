@@ -49,10 +49,10 @@ class WorkloadInline(ReadOnlyMixin, admin.TabularInline):
 
 @admin.register(Problem)
 class ProblemAdmin(ReadOnlyMixin, admin.ModelAdmin):
-    list_display = ["name", "version", "is_current", "category", "task_type", "op_type", "solutions_revealed",
-                    "created"]
+    list_display = ["name", "slug", "version", "is_current", "category", "task_type", "op_type",
+                    "solutions_revealed", "created"]
     list_filter = ["is_current", "solutions_revealed", "category", "task_type"]
-    search_fields = ["name", "op_type", "description"]
+    search_fields = ["name", "slug", "op_type", "description"]
     list_select_related = ["category"]
     inlines = [WorkloadInline]
     actions = ["reveal_solutions", "hide_solutions"]

@@ -22,6 +22,7 @@ from django.utils.safestring import mark_safe
 
 from . import boards
 from .boards import Column
+from .lookup import current_problem
 from .models import Category, Hardware, Problem
 from .page_cache import cached, public_page, site_version
 
@@ -72,7 +73,9 @@ class Rows:
 
 @public_page(site_version)
 def problem_board(request: HttpRequest, problem: str, hardware: str) -> HttpResponse:
-    current = get_object_or_404(Problem.objects.select_related("category"), name=problem, is_current=True)
+    current = current_problem(problem, Problem.objects.select_related("category"))
+    if current is None:
+        raise Http404(f"no problem {problem!r}")
     hw, tabs = _hardware(hardware)
     rows = Rows(boards.PROBLEM_COLUMNS, lambda: boards.problem_board(current, hw).rows,
                 f"problem:{current.pk}:{hw.pk}:{boards.version([current.pk], hw)}")
@@ -81,7 +84,7 @@ def problem_board(request: HttpRequest, problem: str, hardware: str) -> HttpResp
     context = {"problem": current, "hardware": hw, "all_hardware": tabs,
                "category_url": reverse("category-board", args=[current.category.slug, hw.slug])}
     return _respond(request, rows, "leaderboard/board_problem.html", context, meta,
-                    lambda slug: reverse("problem-board", args=[current.name, slug]))
+                    lambda slug: reverse("problem-board", args=[current.slug, slug]))
 
 
 @public_page(site_version)
@@ -100,7 +103,7 @@ def category_board(request: HttpRequest, category: str, hardware: str) -> HttpRe
             "problems": [p.name for p in problems]}
     context = {"category": cat, "hardware": hw, "all_hardware": tabs, "task_type": task_type,
                "task_types": boards.TASK_TYPES,
-               "problems": [(p, reverse("problem-board", args=[p.name, hw.slug])) for p in problems]}
+               "problems": [(p, reverse("problem-board", args=[p.slug, hw.slug])) for p in problems]}
     return _respond(request, rows, "leaderboard/board_category.html", context, meta,
                     lambda slug: reverse("category-board", args=[cat.slug, slug]))
 

@@ -2,8 +2,30 @@
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 from django.conf import settings
 from django.db import models
+
+from evaluator.harness.names import NAME_MAX, SLUG_MAX, slug_of
+
+
+class OrderedJSONField(models.TextField):
+    """JSON stored as its text, so that objects keep their key order: PostgreSQL's jsonb sorts keys,
+    and a definition's inputs and outputs are in the order its run takes and returns them."""
+
+    def from_db_value(self, value: str | None, expression: Any, connection: Any) -> Any:
+        return None if value is None else json.loads(value)
+
+    def to_python(self, value: Any) -> Any:
+        return json.loads(value) if isinstance(value, str) else value
+
+    def get_prep_value(self, value: Any) -> str | None:
+        return None if value is None else json.dumps(value)
+
+    def value_to_string(self, obj: models.Model) -> str:
+        return json.dumps(self.value_from_object(obj))
 
 
 class Hardware(models.Model):
@@ -44,16 +66,19 @@ class Category(models.Model):
 
 
 class Problem(models.Model):
-    """One version of a problem definition; results stay attached to the version measured."""
+    """One version of a problem definition; results stay attached to the version measured. The name
+    is the definition's, as written (shown, and matched); the slug, made from it by
+    evaluator.harness.names.slug_of, is what URLs and API paths use."""
 
-    name = models.CharField(max_length=100)
+    name = models.CharField(max_length=NAME_MAX)
+    slug = models.SlugField(max_length=SLUG_MAX, help_text="made from the name: the problem in URLs")
     version = models.PositiveIntegerField(default=1)
     is_current = models.BooleanField(default=True)
     category = models.ForeignKey(Category, on_delete=models.PROTECT, related_name="problems")
     task_type = models.CharField(max_length=32)
     op_type = models.CharField(max_length=64, blank=True)
     description = models.TextField(blank=True)
-    definition = models.JSONField(help_text="the whole definition, sources inline")
+    definition = OrderedJSONField(help_text="the whole definition, sources inline, in its key order")
     definition_hash = models.CharField(max_length=64)
     solutions_revealed = models.BooleanField(
         default=False, help_text="an admin has made every solution's source of this problem public")
@@ -65,10 +90,17 @@ class Problem(models.Model):
             models.UniqueConstraint(fields=["name", "version"], name="problem_name_version"),
             models.UniqueConstraint(fields=["name"], condition=models.Q(is_current=True),
                                     name="one_current_version_per_problem"),
+            models.UniqueConstraint(fields=["slug"], condition=models.Q(is_current=True),
+                                    name="one_current_problem_per_slug"),
         ]
 
     def __str__(self) -> str:
         return f"{self.name} v{self.version}"
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        if not self.slug:
+            self.slug = slug_of(self.name)
+        super().save(*args, **kwargs)
 
 
 class Workload(models.Model):

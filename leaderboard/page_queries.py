@@ -168,9 +168,9 @@ def entries_of(user: AbstractBaseUser) -> list[LeaderboardEntry]:
                           | Q(**mine, user_id__lt=OuterRef("user_id")))
     return list(LeaderboardEntry.objects.filter(user=user)
                 .select_related("problem__category", "hardware", "evaluation")
-                .only("problem__name", "problem__version", "problem__is_current", "problem__category__slug",
-                      "hardware__slug", "evaluation__submission", "score", "submitted_at", "submissions",
-                      "user")
+                .only("problem__name", "problem__slug", "problem__version", "problem__is_current",
+                      "problem__category__slug", "hardware__slug", "evaluation__submission", "score",
+                      "submitted_at", "submissions", "user")
                 .annotate(ahead=_count(ahead, "problem"), ranked=_count(ranked, "problem"))
                 .order_by("-problem__is_current", "problem__name", "-problem__version", "hardware__slug"))
 

@@ -21,7 +21,7 @@ register_converter(AnyText, "anytext")
 
 urlpatterns = [
     path("problems/", page_views.problems, name="problems"),
-    path("problems/<str:name>/", page_views.problem, name="problem"),
+    path("problems/<str:problem>/", page_views.problem, name="problem"),
     path("u/<str:username>/", page_views.participant, name="participant"),
     path("agents/<str:owner>/<anytext:name>/", page_views.agent, name="agent"),
     path("hardware/", page_views.hardware_list, name="hardware_list"),

@@ -20,6 +20,7 @@ from evaluator.harness.problem import TASK_TYPES
 
 from . import charts, page_cache, page_queries
 from .highlight import css, highlight
+from .lookup import current_problem
 from .models import Category, Hardware, Problem
 from .page_cache import public_page, site_version
 
@@ -48,11 +49,12 @@ def problems(request: HttpRequest) -> HttpResponse:
     })
 
 
-@public_page(lambda request, name: f"{site_version(request)}:{_hour():%Y-%m-%dT%H}")
-def problem(request: HttpRequest, name: str) -> HttpResponse:
-    found = Problem.objects.filter(name=name, is_current=True).select_related("category").first()
+@public_page(lambda request, problem: f"{site_version(request)}:{_hour():%Y-%m-%dT%H}")
+def problem(request: HttpRequest, problem: str) -> HttpResponse:
+    """The problem named by its slug (or its name as written)."""
+    found = current_problem(problem, Problem.objects.select_related("category"))
     if found is None:
-        return _not_found(request, f"No problem is named {name!r}.")
+        return _not_found(request, f"No problem is named {problem!r}.")
     tabs = page_queries.board_hardware(found)
     slug = request.GET.get("hardware")
     if slug:
@@ -60,8 +62,8 @@ def problem(request: HttpRequest, name: str) -> HttpResponse:
     else:
         selected = page_queries.default_hardware(tabs)
     if slug and selected is None:
-        return _not_found(request, f"Problem {name!r} has no board on hardware {slug!r}; its boards are "
-                          + ", ".join(hw.slug for hw in tabs) + ".")
+        return _not_found(request, f"Problem {found.name!r} has no board on hardware {slug!r}; its boards "
+                          "are " + ", ".join(hw.slug for hw in tabs) + ".")
     board_html = ""
     if selected:
         # rendered once per change of the board and once an hour: the chart holds the best score

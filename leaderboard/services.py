@@ -15,6 +15,7 @@ from evaluator.harness import problem as spec
 from evaluator.harness.flops import FlopCount, count_reference_flops
 from evaluator.harness.hidden import draw_hidden
 from evaluator.harness.importer import import_problems
+from evaluator.harness.names import CATEGORY_MAX, slug_of
 
 from .hardware import BANDWIDTH_KEY, COMPUTE_CLASSES, HARDWARE
 from .models import Category, Hardware, Problem, Workload
@@ -71,25 +72,44 @@ def definition_hash(problem: spec.Problem) -> str:
 
 def sync_problems(directory: Path, secret: str) -> SyncReport:
     """Store every problem found under `directory`: new names as version 1, changed ones as a new
-    version (the old one kept, with its results, but no longer current). Raises ProblemError for a
-    malformed problem, storing nothing for it."""
+    version (the old one kept, with its results, but no longer current), all in one transaction.
+    Raises ProblemError, storing nothing, for a malformed problem or for a name whose slug is a
+    stored problem's of another name."""
+    problems = import_problems(directory)
     report = SyncReport()
-    for loaded in import_problems(directory):
-        _sync_one(loaded, secret, report)
+    with transaction.atomic():
+        _check_stored_slugs(problems)
+        for loaded in problems:
+            _sync_one(loaded, secret, report)
     return report
 
 
-@transaction.atomic
+def _check_stored_slugs(problems: list[spec.Problem]) -> None:
+    stored = {row.slug: row for row in Problem.objects.select_for_update()
+              .filter(is_current=True, slug__in=[p.slug for p in problems])}
+    for loaded in problems:
+        row = stored.get(loaded.slug)
+        if row is not None and row.name != loaded.name:
+            raise spec.ProblemError(
+                str(loaded.directory or loaded.name), "name",
+                f"{loaded.name!r} has the slug {loaded.slug!r} of the stored problem {row.name!r} "
+                f"(v{row.version}); rename one")
+
+
 def _sync_one(loaded: spec.Problem, secret: str, report: SyncReport) -> None:
     name, digest = loaded.name, definition_hash(loaded)
     current = Problem.objects.select_for_update().filter(name=name, is_current=True).first()
     if current is not None and current.definition_hash == digest:
+        document = loaded.definition.to_json()
+        if json.dumps(current.definition) != json.dumps(document):  # keys in jsonb's order (before 0009)
+            current.definition = document
+            current.save(update_fields=["definition"])
         report.unchanged.append(name)
         report.versions[name] = current.version
         return
     hidden = _hidden_workloads(loaded, secret, report)
     definition = loaded.definition
-    category, _ = Category.objects.get_or_create(slug=definition.category.lower(),
+    category, _ = Category.objects.get_or_create(slug=slug_of(definition.category, CATEGORY_MAX),
                                                  defaults={"name": definition.category})
     version = 1
     if current is not None:
@@ -97,7 +117,7 @@ def _sync_one(loaded: spec.Problem, secret: str, report: SyncReport) -> None:
         current.is_current = False  # first, or the one-current-version constraint refuses the new row
         current.save(update_fields=["is_current"])
     row = Problem.objects.create(
-        name=name, version=version, is_current=True, category=category,
+        name=name, slug=loaded.slug, version=version, is_current=True, category=category,
         task_type=definition.task_type, op_type=definition.op_type or "",
         description=definition.description, definition=definition.to_json(), definition_hash=digest,
     )

@@ -56,7 +56,8 @@ def _content(task_type: str | None) -> dict[str, Any]:
                                             finished_at__isnull=False)
                   .select_related("submission__problem", "submission__owner", "hardware")
                   .only("score", "finished_at", "hardware__slug", "submission__problem__name",
-                        "submission__problem__version", "submission__problem__is_current",
+                        "submission__problem__slug", "submission__problem__version",
+                        "submission__problem__is_current",
                         "submission__owner__username")  # not the sources, definitions, reports
                   .order_by("-finished_at", "-pk")[:RECENT])
     return {

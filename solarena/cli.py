@@ -20,6 +20,7 @@ from rich.table import Table
 import sandbox
 from evaluator import traces
 from evaluator.harness.hidden import draw_hidden, load_hidden_file
+from evaluator.harness.importer import find_problem_dirs
 from evaluator.harness.problem import Problem, ProblemError, Workload, load_problem
 from evaluator.jobs import SolutionError, SolutionFiles, write_job
 from evaluator.report import build_report
@@ -61,7 +62,8 @@ def build_parser() -> argparse.ArgumentParser:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command")
     ev = sub.add_parser("eval", help="check and time a solution locally, as the server would")
-    ev.add_argument("--problem", required=True, help="problem directory, or name of a bundled problem")
+    ev.add_argument("--problem", required=True,
+                    help="a problem directory, or the folder, slug or name of a problem of the suite")
     ev.add_argument("--solution", required=True, type=Path, help="a .py file or a solution.json")
     ev.add_argument("--hardware", default="auto",
                     help=f"auto (detect), or one of: {', '.join(HARDWARE)} (cpu: Triton interpreter)")
@@ -190,12 +192,19 @@ def write_traces(path: Path, report: dict[str, Any], workloads: list[Workload], 
 
 
 def resolve_problem(value: str) -> Problem:
+    """A problem directory, or a problem of the suite (SOLARENA_PROBLEMS_DIR, ours by default,
+    laid out flat or in category folders) named by its folder, its slug or its name as written."""
     path = Path(value)
     if not path.exists():
-        bundled = Path(os.environ.get("SOLARENA_PROBLEMS_DIR", PROJECT_ROOT / "problems")) / value
-        if not bundled.exists():
-            raise UsageError(f"no problem directory {value!r} and no bundled problem of that name")
-        path = bundled
+        suite = Path(os.environ.get("SOLARENA_PROBLEMS_DIR", PROJECT_ROOT / "problems"))
+        found = find_problem_dirs(suite, value)
+        if not found:
+            raise UsageError(f"no problem directory {value!r} and no problem of that folder, slug or "
+                             f"name in {suite}")
+        if len(found) > 1:
+            raise UsageError(f"{value!r} names more than one problem in {suite}: "
+                             + ", ".join(str(p) for p in found) + "; give the directory")
+        path = found[0]
     try:
         return load_problem(path)
     except ProblemError as exc:

@@ -15,6 +15,7 @@ import zipfile
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from rich.console import Console
 from rich.table import Table
@@ -67,11 +68,11 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     problems.add_argument("--hardware", default=None, help="only problems with entries on this hardware")
 
     show = add("show", cmd_show, "a problem's definition and visible workloads with their SOL bounds")
-    show.add_argument("problem", help="the problem's name")
+    show.add_argument("problem", help="the problem's slug or name")
 
     submit = add("submit", cmd_submit, "submit a solution (.py or solution.json) for evaluation")
     submit.add_argument("file", type=Path, help="a .py solution or a solution.json")
-    submit.add_argument("--problem", required=True, help="the problem's name")
+    submit.add_argument("--problem", required=True, help="the problem's slug or name")
     submit.add_argument("--hardware", action="append", required=True,
                         help="hardware slug to evaluate on (repeat for several)")
     submit.add_argument("--language", choices=LANGUAGES, default=None,
@@ -93,7 +94,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     unpublish.add_argument("id", type=int, help="the submission's id")
 
     board = add("leaderboard", cmd_leaderboard, "a problem's leaderboard on one hardware")
-    board.add_argument("problem", help="the problem's name")
+    board.add_argument("problem", help="the problem's slug or name")
     board.add_argument("--hardware", required=True, help="the hardware slug")
 
     agent = add("submit-agent", cmd_submit_agent,
@@ -186,18 +187,18 @@ def cmd_problems(args: argparse.Namespace) -> int:
                                         if params else ""))
         return EXIT_OK
     table = Table(title=f"problems on {client.server}")
-    for column in ("name", "version", "category", "task type", "op type"):
+    for column in ("name", "slug", "version", "category", "task type", "op type"):
         table.add_column(column, overflow="fold")
     for p in problems:
-        table.add_row(p["name"], str(p["version"]), str(p.get("category") or ""), p.get("task_type", ""),
-                      p.get("op_type", ""))
+        table.add_row(p["name"], p.get("slug", ""), str(p["version"]), str(p.get("category") or ""),
+                      p.get("task_type", ""), p.get("op_type", ""))
     console.print(table)
     return EXIT_OK
 
 
 def _problem(client: Client, name: str) -> dict[str, Any]:
     try:
-        return client.get(f"problems/{name}/")
+        return client.get(f"problems/{quote(name, safe='')}/")
     except BadRequest as exc:
         if exc.status == 404:
             raise BadRequest(f"unknown problem {name!r} on {client.server} (`solarena problems` lists them)",
@@ -232,7 +233,8 @@ def cmd_show(args: argparse.Namespace) -> int:
 def cmd_leaderboard(args: argparse.Namespace) -> int:
     with _client(args) as client:
         try:
-            document = client.get(f"leaderboards/{args.problem}/{args.hardware}/")
+            document = client.get(f"leaderboards/{quote(args.problem, safe='')}/"
+                                  f"{quote(args.hardware, safe='')}/")
         except BadRequest as exc:
             if exc.status != 404:
                 raise

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any, BinaryIO
 
+from evaluator.harness.names import why_not_a_name
 from evaluator.jobs import MAX_SOURCE_BYTES, SolutionError, SolutionFiles
 
 KiB = 1 << 10
@@ -336,7 +337,6 @@ def _open_regular_file(path: str, relative: str) -> BinaryIO:
 
 # Assembling: manifest, logs and solutions out of the files read.
 
-_PROBLEM_NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,99}")
 _MANIFEST = "manifest.json"
 _TEXT_FIELDS = {"name": 100, "version": 100, "model": 200, "description": 5000}
 _REQUIRED_FIELDS = ("name", "version", "model")
@@ -486,9 +486,10 @@ def _solutions(files: dict[str, bytes], limits: BundleLimits) -> dict[str, Solut
 
 
 def _problem_name(name: str, where: str) -> str:
-    if not _PROBLEM_NAME.fullmatch(name):
-        raise BundleError(f"{where}: {name!r} is not a problem name (lowercase letters, digits, '_' and '-', "
-                          "at most 100)")
+    """A problem's slug or its name as written; which problem it is, the caller looks up."""
+    refusal = why_not_a_name(name)
+    if refusal:
+        raise BundleError(f"{where}: {name!r} is not a problem's slug or name: {refusal}")
     return name
 
 

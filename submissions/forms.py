@@ -35,7 +35,7 @@ class SubmissionForm(forms.Form):
     """A solution as one uploaded file (.py or solution.json) or as pasted Python code; exactly one."""
 
     problem = ProblemChoice(queryset=Problem.objects.filter(is_current=True).order_by("name"),
-                            to_field_name="name", empty_label=None,
+                            to_field_name="slug", empty_label=None,
                             help_text="its current version is evaluated")
     hardware = HardwareChoice(queryset=Hardware.objects.filter(active=True).order_by("slug"),
                               to_field_name="slug", widget=forms.CheckboxSelectMultiple,

@@ -19,6 +19,7 @@ from evaluator.jobs import SolutionFiles
 from evaluator.models import Evaluation
 from evaluator.toolchains import UnsupportedLanguage as UnsupportedLanguage
 from evaluator.toolchains import check_runnable, languages_of, stored_language, toolchains
+from leaderboard.lookup import current_problems
 from leaderboard.models import Hardware, Problem
 
 from .bundles import AgentManifest, Bundle
@@ -36,13 +37,26 @@ class TooManyInFlight(QuotaExceeded):
     """The participant has too many evaluations queued or running to add these."""
 
 
-class UnknownProblems(Exception):
+class BundleProblemsError(Exception):
+    """A bundle's solutions do not name the problems one to one; nothing of it is stored."""
+
+
+class UnknownProblems(BundleProblemsError):
     """A bundle names problems that do not exist; `names` lists them."""
 
     def __init__(self, names: list[str]) -> None:
         self.names = names
         super().__init__(f"unknown problem(s) {', '.join(map(repr, names))} in the bundle; nothing of it "
-                         "was stored (a bundle's solutions must all be for existing problems)")
+                         "was stored (a bundle's solutions must all be for existing problems, named by "
+                         "slug or by name)")
+
+
+class ProblemNamedTwice(BundleProblemsError):
+    """Two solutions of a bundle name one problem (by its slug and by its name)."""
+
+    def __init__(self, first: str, second: str, problem: str) -> None:
+        super().__init__(f"{first!r} and {second!r} in the bundle both name the problem {problem!r}; "
+                         "nothing of it was stored (one solution per problem)")
 
 
 class NotCancellable(Exception):
@@ -83,18 +97,24 @@ def create_submission(
 def create_agent_submission(owner: AbstractBaseUser, bundle: Bundle,
                             hardware: list[Hardware]) -> AgentSubmission:
     """Store the bundle's manifest and logs, and one submission per problem (its current version) on
-    every hardware, all in one transaction. Raises UnknownProblems when a problem does not exist,
-    TooManyInFlight when all its evaluations would be too many at once, and QuotaExceeded when one
-    problem is over the daily quota; either way nothing is stored."""
+    every hardware, all in one transaction. The bundle names each problem by its slug or its name.
+    Raises UnknownProblems when a problem does not exist, ProblemNamedTwice when two solutions are
+    for one problem, TooManyInFlight when all its evaluations would be too many at once, and
+    QuotaExceeded when one problem is over the daily quota; either way nothing is stored."""
     if not hardware:
         raise ValueError("an agent submission needs at least one hardware to run on")
     with transaction.atomic():
         _lock(owner)
         names = list(bundle.solutions)
-        problems = {p.name: p for p in Problem.objects.filter(name__in=names, is_current=True)}
+        problems = current_problems(names)
         unknown = [name for name in names if name not in problems]
         if unknown:
             raise UnknownProblems(unknown)
+        named_by: dict[int, str] = {}
+        for name in names:
+            first = named_by.setdefault(problems[name].pk, name)
+            if first != name:
+                raise ProblemNamedTwice(first, name, problems[name].name)
         _check_in_flight(owner, len(names) * len(hardware), what="this bundle")
         agent = _store_agent(owner, bundle.manifest, dict(bundle.logs))
         for name, files in bundle.solutions.items():

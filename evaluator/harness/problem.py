@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from . import expr
+from .names import CATEGORY_MAX, slug_of, why_not_a_name
 
 DTYPES = (
     "float64", "float32", "float16", "bfloat16", "float8_e4m3fn", "float8_e5m2",
@@ -22,7 +23,6 @@ DTYPES = (
 TASK_TYPES = ("from_reference", "optimize_triton", "optimize_cuda")
 INPUT_TYPES = ("random", "scalar", "safetensors", "custom")
 DISTRIBUTIONS = ("normal", "uniform")
-NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_]{0,99}$")
 AXIS_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 # A `forbidden` rule naming a dispatcher operator: ns::name, or one overload ns::name.overload.
 OPERATOR_RULE = re.compile(r"^[A-Za-z_]\w*::[A-Za-z_]\w*(\.[A-Za-z_]\w*)?$")
@@ -34,6 +34,11 @@ class ProblemError(ValueError):
     def __init__(self, where: str, field: str, why: str) -> None:
         self.where, self.field, self.why = where, field, why
         super().__init__(f"{where}: {field}: {why}" if field else f"{where}: {why}")
+
+
+def is_fixed_size(entry: str) -> bool:
+    """A shape entry of ASCII digits ("4") is that size, not an axis name (as in SOL-ExecBench)."""
+    return entry.isascii() and entry.isdigit()
 
 
 @dataclass(frozen=True)
@@ -147,6 +152,10 @@ class Definition:
     hidden: HiddenSpec = field(default_factory=HiddenSpec)
 
     @property
+    def slug(self) -> str:
+        return slug_of(self.name)
+
+    @property
     def var_axes(self) -> list[Axis]:
         return [a for a in self.axes.values() if a.kind == "var"]
 
@@ -168,7 +177,7 @@ class Definition:
         return values
 
     def shape(self, spec: TensorSpec, axes: Mapping[str, int]) -> tuple[int, ...]:
-        return tuple(axes[a] for a in spec.shape or ())
+        return tuple(int(a) if is_fixed_size(a) else axes[a] for a in spec.shape or ())
 
     def to_json(self) -> dict[str, Any]:
         """The definition as one self-contained JSON document (sources inline)."""
@@ -227,12 +236,17 @@ class Problem:
     def name(self) -> str:
         return self.definition.name
 
+    @property
+    def slug(self) -> str:
+        return self.definition.slug
+
 
 # ---------------------------------------------------------------- loading a directory
 
 
-def load_problem(path: str | Path) -> Problem:
-    """Load a problem directory (ours, SOL-ExecBench's or a single FlashInfer-Bench problem)."""
+def load_problem(path: str | Path, default_category: str = "L1") -> Problem:
+    """Load a problem directory (ours, SOL-ExecBench's or a single FlashInfer-Bench problem);
+    `default_category` is its category when the definition names none."""
     directory = Path(path)
     if not directory.is_dir():
         raise ProblemError(str(directory), "", "not a directory")
@@ -240,7 +254,8 @@ def load_problem(path: str | Path) -> Problem:
     if not def_path.is_file():
         raise ProblemError(str(directory), "", "no definition.json in this directory")
     data = read_json(def_path)
-    definition = definition_from_json(data, str(def_path), base_dir=directory)
+    definition = definition_from_json(data, str(def_path), base_dir=directory,
+                                      default_category=default_category)
     workloads = load_workloads(directory / "workload.jsonl", definition, required=True)
     smoke = load_workloads(directory / "smoke.jsonl", definition, smoke=True)
     uuids = [w.uuid for w in workloads + smoke]
@@ -304,17 +319,27 @@ def read_json(path: Path) -> Any:
 
 
 def definition_from_json(
-    data: Any, where: str = "definition.json", base_dir: Path | None = None
+    data: Any, where: str = "definition.json", base_dir: Path | None = None,
+    default_category: str = "L1",
 ) -> Definition:
     if not isinstance(data, dict):
         raise ProblemError(where, "", "must be a JSON object")
 
     name = data.get("name")
-    if not isinstance(name, str) or not NAME_RE.match(name):
-        raise ProblemError(where, "name", "required: lowercase letters, digits and '_' (max 100)")
+    refusal = why_not_a_name(name)
+    if refusal:
+        raise ProblemError(where, "name", refusal)
+    assert isinstance(name, str)
+    category = _optional_str(data, "category", where) or default_category
+    refusal = why_not_a_name(category, longest=CATEGORY_MAX)
+    if refusal:
+        raise ProblemError(where, "category", refusal)
 
     axes = _axes(data.get("axes"), where)
     inputs = _tensors(data.get("inputs"), "inputs", axes, where, allow_empty=False)
+    named_like_axes = [n for n in inputs if n in axes]
+    if named_like_axes:
+        raise ProblemError(where, "inputs", f"input names may not be axis names: {named_like_axes}")
     outputs = _tensors(data.get("outputs"), "outputs", axes, where, allow_empty=False)
     for out in outputs.values():
         if out.is_scalar:
@@ -326,6 +351,7 @@ def definition_from_json(
     reference = _source(data, "reference", where, base_dir, required=True)
     assert reference is not None
     defined = _check_module(reference, where, "reference", need_run=True)
+    _check_run_parameters(reference, list(inputs), where)
     baseline = _source(data, "baseline", where, base_dir)
     if baseline is not None:
         _check_module(baseline, where, "baseline", need_run=True)
@@ -361,7 +387,7 @@ def definition_from_json(
         outputs=outputs,
         reference=reference,
         op_type=_optional_str(data, "op_type", where),
-        category=_optional_str(data, "category", where) or "L1",
+        category=category,
         task_type=task_type,
         description=_optional_str(data, "description", where) or "",
         tags=tuple(_string_list(data.get("tags"), "tags", where)),
@@ -460,11 +486,13 @@ def _tensors(
         if shape is not None:
             if not isinstance(shape, list) or not all(isinstance(s, str) for s in shape):
                 raise ProblemError(where, f"{loc}.shape", "must be a list of axis names or null")
-            missing = [s for s in shape if s not in axes]
+            missing = [s for s in shape if s not in axes and not is_fixed_size(s)]
             if missing:
                 raise ProblemError(where, f"{loc}.shape", f"unknown axis name(s) {missing}")
             shape = tuple(shape)
         dtype = spec.get("dtype")
+        if dtype is None:
+            raise ProblemError(where, f"{loc}.dtype", f"required: one of {', '.join(DTYPES)}")
         if dtype not in DTYPES:
             raise ProblemError(where, f"{loc}.dtype", f"{dtype!r} is not one of {', '.join(DTYPES)}")
         specs[name] = TensorSpec(name, shape, dtype, spec.get("description"))
@@ -495,6 +523,17 @@ def _check_module(source: str, where: str, key: str, need_run: bool) -> set[str]
     if need_run and "run" not in functions:
         raise ProblemError(where, key, "must define a top-level function run(...)")
     return functions
+
+
+def _check_run_parameters(source: str, inputs: list[str], where: str) -> None:
+    """The reference's run takes the inputs by name, in the definition's order (as SOL-ExecBench
+    requires: the harness passes them by position)."""
+    run = [n for n in ast.parse(source).body
+           if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == "run"][-1]
+    parameters = [a.arg for a in run.args.posonlyargs + run.args.args]
+    if parameters != inputs:
+        raise ProblemError(where, "reference", f"run({', '.join(parameters)}) must take the inputs in "
+                           f"the definition's order: run({', '.join(inputs)})")
 
 
 def _check_expression(source: str, known: set[str], where: str, loc: str) -> None:

@@ -13,7 +13,7 @@ from tests.api.support import client_for
 
 pytestmark = pytest.mark.django_db
 ENDPOINTS = {
-    "/api/v1/problems/", "/api/v1/problems/{name}/", "/api/v1/hardware/", "/api/v1/hardware/{slug}/",
+    "/api/v1/problems/", "/api/v1/problems/{slug}/", "/api/v1/hardware/", "/api/v1/hardware/{slug}/",
     "/api/v1/submissions/", "/api/v1/submissions/{id}/", "/api/v1/submissions/{id}/cancel/",
     "/api/v1/leaderboards/{problem}/{hardware}/", "/api/v1/agent-submissions/",
     "/api/v1/agent-submissions/{id}/", "/api/v1/leaderboards/agents/",

@@ -41,9 +41,9 @@ def test_list_is_public_and_shows_current_versions(problem: Problem) -> None:
     assert body["count"] == 2 and names(response) == ["fused_mlp", "scale_shift"]
     listed = {p["name"]: p for p in body["results"]}
     assert listed["fused_mlp"]["version"] == 2
-    assert listed["scale_shift"] == {"name": "scale_shift", "version": 1, "category": "l1",
-                                     "task_type": "from_reference", "op_type": problem.op_type,
-                                     "description": problem.description}
+    assert listed["scale_shift"] == {"name": "scale_shift", "slug": "scale_shift", "version": 1,
+                                     "category": "l1", "task_type": "from_reference",
+                                     "op_type": problem.op_type, "description": problem.description}
 
 
 def test_list_is_paginated() -> None:

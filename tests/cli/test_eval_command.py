@@ -74,7 +74,7 @@ def test_bundled_problem_by_name(tmp_path: Path) -> None:
     result = solarena("eval", "--problem", "no_such_problem", "--solution", str(write(tmp_path, CORRECT)),
                       "--hardware", "cpu")
     assert result.returncode == 2
-    assert "no bundled problem" in result.stderr
+    assert "no problem of that folder, slug or name" in result.stderr
 
 
 def test_unusable_arguments_exit_2_with_a_message(tmp_path: Path) -> None:

@@ -122,10 +122,18 @@ def test_every_dtype_and_zero_d_tensor(tmp_path: Path) -> None:
     definition = base_definition()
     definition["inputs"] = {f"in_{dt}": {"shape": ["rows"], "dtype": dt} for dt in DTYPES}
     definition["inputs"]["zero_d"] = {"shape": [], "dtype": "float32"}
-    definition["reference"] = "def run(*args):\n    return args[0]\n"
+    definition["reference"] = f"def run({', '.join(definition['inputs'])}):\n    return zero_d\n"
     problem = load_problem(write_dir(tmp_path, definition, [{"uuid": "a", "axes": {"rows": 3, "cols": 8}}]))
     assert [s.dtype for s in problem.definition.inputs.values()] == [*DTYPES, "float32"]
     assert problem.definition.inputs["zero_d"].shape == ()
+
+
+def test_a_shape_may_hold_a_literal_size(tmp_path: Path) -> None:
+    """As in SOL-ExecBench: a digit string in a shape is that size, not an axis."""
+    definition = base_definition()
+    definition["outputs"]["y"]["shape"] = ["rows", "2"]
+    d = load_problem(write_dir(tmp_path, definition)).definition
+    assert d.shape(d.outputs["y"], d.resolve_axes({"rows": 8, "cols": 64})) == (8, 2)
 
 
 def test_expr_axes_may_chain_in_any_order(tmp_path: Path) -> None:
@@ -248,8 +256,16 @@ def _delete(path: str) -> Mutation:
 
 BAD_DEFINITIONS: list[tuple[str, Mutation, str, str]] = [
     ("missing name", _delete("name"), "name", "required"),
-    ("bad name", _set("name", "Soft-Max"), "name", "lowercase"),
+    ("name empty", _set("name", ""), "name", "required: a non-empty string"),
     ("name not a string", _set("name", 3), "name", "required"),
+    ("name too long", _set("name", "n" * 201), "name", "longer than 200 characters (201)"),
+    ("name with a newline", _set("name", "soft\nmax"), "name", "control or format character '\\n'"),
+    ("name with a zero-width space", _set("name", "soft\u200bmax"), "name", "control or format character"),
+    ("name with surrounding space", _set("name", " softmax"), "name", "begins or ends with white space"),
+    ("name without letter or digit", _set("name", "--"), "name", "at least one letter or digit"),
+    ("category empty", _set("category", "   "), "category", "begins or ends with white space"),
+    ("category too long", _set("category", "C" * 41), "category", "longer than 40 characters"),
+    ("category not a string", _set("category", 1), "category", "must be a string"),
     ("axes not an object", _set("axes", ["rows", "cols"]), "axes", "an object of axis name"),
     ("axes empty", _set("axes", {}), "axes", "an object of axis name"),
     ("axis not an object", _set("axes.rows", "var"), "axes.rows", "must be an object"),
@@ -293,8 +309,14 @@ BAD_DEFINITIONS: list[tuple[str, Mutation, str, str]] = [
     ("shape not a list", _set("inputs.x.shape", "rows"), "inputs.x.shape", "list of axis names"),
     ("shape unknown axis", _set("inputs.x.shape", ["rows", "width"]), "inputs.x.shape",
      "unknown axis name(s) ['width']"),
+    ("output shape unknown axis", _set("outputs.y.shape", ["rows", "3x"]), "outputs.y.shape",
+     "unknown axis name(s) ['3x']"),
+    ("shape with a non-ASCII digit", _set("outputs.y.shape", ["rows", "\u00b2"]), "outputs.y.shape",
+     "unknown axis name(s) ['\u00b2']"),
+    ("input named like an axis", _set("axes.eps", {"type": "const", "value": 1}), "inputs",
+     "input names may not be axis names: ['eps']"),
     ("bad dtype", _set("inputs.x.dtype", "float17"), "inputs.x.dtype", "'float17' is not one of"),
-    ("missing dtype", _delete("inputs.w.dtype"), "inputs.w.dtype", "None is not one of"),
+    ("missing dtype", _delete("inputs.w.dtype"), "inputs.w.dtype", "required: one of float64"),
     ("outputs missing", _delete("outputs"), "outputs", "required"),
     ("output scalar", _set("outputs.y.shape", None), "outputs.y.shape", "outputs must be tensors"),
     ("output named like input", _set("outputs.x", {"shape": ["rows"], "dtype": "float32"}),
@@ -306,6 +328,14 @@ BAD_DEFINITIONS: list[tuple[str, Mutation, str, str]] = [
      "syntax error at line 2"),
     ("reference without run", _set("reference", "def forward(x):\n    return x\n"), "reference",
      "top-level function run"),
+    ("run without the last input", _set("reference", "def run(x, w):\n    return x\n"), "reference",
+     "run(x, w) must take the inputs in the definition's order: run(x, w, eps)"),
+    ("run with an extra parameter", _set("reference", "def run(x, w, eps, out):\n    pass\n"), "reference",
+     "run(x, w, eps, out) must take"),
+    ("run with the inputs swapped", _set("reference", "def run(w, x, eps):\n    return x\n"), "reference",
+     "run(w, x, eps) must take the inputs in the definition's order"),
+    ("run taking *args", _set("reference", "def run(*args):\n    return args[0]\n"), "reference",
+     "run() must take the inputs"),
     ("run nested, not top level", _set("reference", "class M:\n    def run(self):\n        pass\n"),
      "reference", "top-level function run"),
     ("baseline without run", _set("baseline", "x = 1\n"), "baseline", "top-level function run"),

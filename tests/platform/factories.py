@@ -14,6 +14,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 
 from evaluator.harness.hidden import draw_hidden
+from evaluator.harness.names import slug_of
 from evaluator.harness.problem import load_problem
 from evaluator.jobs import SolutionFiles
 from evaluator.models import Evaluation
@@ -101,9 +102,9 @@ def make_named_problem(name: str, category: str = "l1", task_type: str = "from_r
     """The fixture problem stored under another name, category (slug) and task type, for boards that
     span several problems."""
     problem = make_problem()
-    problem.name, problem.task_type = name, task_type
+    problem.name, problem.slug, problem.task_type = name, slug_of(name), task_type
     problem.category, _ = Category.objects.get_or_create(slug=category, defaults={"name": category.upper()})
-    problem.save(update_fields=["name", "task_type", "category"])
+    problem.save(update_fields=["name", "slug", "task_type", "category"])
     return problem
 
 

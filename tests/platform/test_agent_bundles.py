@@ -443,10 +443,27 @@ def test_a_problem_directory_without_a_solution_is_refused() -> None:
     assert "rmsnorm/: holds no solution.py or solution.json" in refused(make_zip(files))
 
 
-@pytest.mark.parametrize("path", ["Softmax.py", "soft max/solution.py", "_softmax.py"])
-def test_an_unsafe_problem_name_is_refused(path: str) -> None:
+@pytest.mark.parametrize(("path", "why"), [
+    (" softmax.py", "begins or ends with white space"),
+    ("soft\u200bmax/solution.py", "control or format character"),
+    ("--.py", "at least one letter or digit"),
+    (".py", "non-empty"),
+    ("n" * 201 + ".py", "longer than 200 characters"),
+])
+def test_a_problem_that_no_name_could_be_is_refused(path: str, why: str) -> None:
     message = refused(make_zip(bundle_with({path: NATIVE})))
-    assert message.startswith(path.split("/")[0]) and "not a problem name" in message
+    assert message.startswith(path.split("/")[0]) and "is not a problem's slug or name" in message
+    assert why in message
+
+
+@pytest.mark.parametrize("path", ["black-forest-labs_FLUX.1-schnell_rope.py",
+                                  "Fused RMSNorm (bf16)/solution.py",
+                                  "nvidia_llama-3-3-nemotron-70b-select_rms_norm.py"])
+def test_problems_may_be_named_by_slug_or_as_written(path: str) -> None:
+    """Which problem a name or slug is, the submission service looks up (test_bundle_problem_names)."""
+    bundle = read_bundle(make_zip(bundle_with({path: NATIVE})), "bundle.zip")
+    problem = path.split("/")[0].removesuffix(".py")
+    assert list(bundle.solutions[problem].files.values()) == [NATIVE]
 
 
 def test_a_bundle_without_solutions_is_refused() -> None:

@@ -8,6 +8,7 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from evaluator.harness.names import slug_of
 from evaluator.harness.problem import ProblemError
 from leaderboard import services
 
@@ -34,11 +35,13 @@ class Command(BaseCommand):
         except ProblemError as exc:
             raise CommandError(str(exc)) from exc
         for name, version in report.versions.items():
+            slug = slug_of(name)
+            shown = name if slug == name else f"{name} (slug {slug})"
             if name in report.created:
-                self.stdout.write(f"{name}: created")
+                self.stdout.write(f"{shown}: created")
             elif name in report.new_version:
-                self.stdout.write(f"{name}: new version {version}")
+                self.stdout.write(f"{shown}: new version {version}")
             else:
-                self.stdout.write(f"{name}: unchanged (version {version})")
+                self.stdout.write(f"{shown}: unchanged (version {version})")
         for warning in report.warnings:
             self.stderr.write(f"warning: {warning}")
