@@ -9,10 +9,8 @@ import pytest
 import torch
 
 from evaluator.harness import status
-from evaluator.harness.problem import load_problem
-from evaluator.jobs import SolutionFiles, write_job
-from evaluator.supervise import SuperviseOptions, run_harness
-from tests.conftest import SCALE_SHIFT, SCALE_SHIFT_TRITON
+from tests.conftest import SCALE_SHIFT_TRITON
+from tests.gpu.support import evaluate_on_gpu
 
 pytestmark = [
     pytest.mark.gpu,
@@ -58,21 +56,9 @@ def run(x, bias):
 """
 
 
-def _evaluate(tmp_path: Path, source: str) -> dict[str, dict]:
-    problem = load_problem(SCALE_SHIFT)
-    path = tmp_path / "solution.py"
-    path.write_text(source)
-    job_dir = tmp_path / "job"
-    write_job(job_dir, problem, SolutionFiles.from_path(path), problem.workloads, seed=7, device="cuda")
-    outcome = run_harness(job_dir, [w.uuid for w in problem.workloads],
-                          SuperviseOptions(workload_seconds=300))
-    assert outcome.environment["device"] == "cuda"
-    return outcome.results
-
-
 @pytest.mark.parametrize("source", [TRITON, CUDA], ids=["triton", "cuda_cpp"])
 def test_gpu_solution_passes_and_is_timed_from_activity_records(tmp_path: Path, source: str) -> None:
-    for result in _evaluate(tmp_path, source).values():
+    for result in evaluate_on_gpu(tmp_path, source).values():
         assert result["status"] == status.PASSED, result["message"]
         timing = result["timing"]
         assert timing["clock"] == "gpu_activity"
@@ -85,7 +71,7 @@ def test_gpu_solution_passes_and_is_timed_from_activity_records(tmp_path: Path, 
 
 
 def test_work_on_a_side_stream_is_counted(tmp_path: Path) -> None:
-    for result in _evaluate(tmp_path, SIDE_STREAM).values():
+    for result in evaluate_on_gpu(tmp_path, SIDE_STREAM).values():
         assert result["status"] == status.PASSED, result["message"]
         # twenty passes over the data: far slower than the single-pass baseline
         assert result["latency_ms"] > 5 * result["baseline_latency_ms"]
@@ -95,5 +81,5 @@ def test_uninitialised_output_never_inherits_a_correct_answer(tmp_path: Path) ->
     # The caching allocator recycles freed blocks: checked outputs are scrubbed before they are
     # freed, so an output that is never written cannot pick up an earlier correct answer.
     source = "import torch\n\ndef run(x, bias):\n    return torch.empty_like(x)\n"
-    for result in _evaluate(tmp_path, source).values():
+    for result in evaluate_on_gpu(tmp_path, source).values():
         assert result["status"] != status.PASSED

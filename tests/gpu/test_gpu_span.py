@@ -15,9 +15,8 @@ import torch
 from evaluator.harness import status
 from evaluator.harness.problem import load_problem
 from evaluator.harness.timing import flush_l2
-from evaluator.jobs import SolutionFiles, write_job
-from evaluator.supervise import SuperviseOptions, run_harness
 from tests.conftest import SCALE_SHIFT
+from tests.gpu.support import evaluate_on_gpu
 
 pytestmark = [
     pytest.mark.gpu,
@@ -53,15 +52,8 @@ def run(x, bias, y):
 
 
 def _harness_latencies(tmp_path: Path, source: str) -> dict[str, float]:
-    problem = load_problem(SCALE_SHIFT)
-    path = tmp_path / "solution.py"
-    path.write_text(source)
-    job_dir = tmp_path / "job"
-    write_job(job_dir, problem, SolutionFiles.from_path(path), problem.workloads, seed=11, device="cuda")
-    outcome = run_harness(job_dir, [w.uuid for w in problem.workloads],
-                          SuperviseOptions(workload_seconds=300))
     latencies = {}
-    for uuid, result in outcome.results.items():
+    for uuid, result in evaluate_on_gpu(tmp_path, source, seed=11).items():
         assert result["status"] == status.PASSED, result["message"]
         latencies[uuid] = result["latency_ms"]
     return latencies
