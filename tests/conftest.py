@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,11 @@ from evaluator.supervise import HarnessOutcome, SuperviseOptions, run_harness
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 SCALE_SHIFT = FIXTURES / "problems" / "scale_shift"
+# SOL-ExecBench's published examples, read where they lie (shared/ beside the checkout; never
+# copied into this repository); SOLARENA_SOLX_EXAMPLES names another place.
+SOLX_EXAMPLES = Path(os.environ.get("SOLARENA_SOLX_EXAMPLES") or next(
+    (str(p / "shared" / "solx-examples") for p in ROOT.parents if (p / "shared" / "solx-examples").is_dir()),
+    "/work/shared/solx-examples"))
 TEST_SECRET = "test-secret"
 # A general Triton solution of the fixture problem (one program per block of elements).
 SCALE_SHIFT_TRITON = """

@@ -5,7 +5,6 @@ of one suite whose names make the same slug are refused, naming both."""
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 from pathlib import Path
@@ -14,10 +13,11 @@ import pytest
 
 from evaluator.harness.importer import import_problems
 from evaluator.harness.problem import ProblemError, load_problem
+from tests.conftest import SOLX_EXAMPLES
 from tests.harness.test_importer import gemm_definition, sol_execbench_problem, write_json, write_jsonl
 
 # Their examples are read where they lie (never copied into this repository).
-EXAMPLES = Path(os.environ.get("SOLARENA_SOLX_EXAMPLES", "/work/shared/solx-examples"))
+EXAMPLES = SOLX_EXAMPLES
 EXAMPLE_DIRS = sorted(p.parent for p in EXAMPLES.glob("*/*/definition.json"))
 needs_examples = pytest.mark.skipif(not EXAMPLE_DIRS, reason=f"no SOL-ExecBench examples at {EXAMPLES}")
 

@@ -10,10 +10,9 @@ from pathlib import Path
 import pytest
 
 from evaluator.harness.modules import SolutionLoadError, load_solution, solution_languages
+from tests.conftest import SOLX_EXAMPLES
 
-# SOL-ExecBench's published examples sit in shared/ beside the checkout (not copied into it)
-EXAMPLES = next((p / "shared" / "solx-examples" for p in Path(__file__).resolve().parents
-                 if (p / "shared" / "solx-examples").is_dir()), Path("/nonexistent"))
+EXAMPLES = SOLX_EXAMPLES
 
 
 def test_a_list_of_languages_and_the_older_single_language_are_read() -> None:

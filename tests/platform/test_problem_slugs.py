@@ -5,7 +5,6 @@ whose slug is taken (in the suite, or by a stored problem) is refused naming bot
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from pathlib import Path
 
@@ -15,13 +14,13 @@ from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
 from leaderboard.models import Category, Problem
-from tests.conftest import SCALE_SHIFT
+from tests.conftest import SCALE_SHIFT, SOLX_EXAMPLES
 from tests.platform import factories
 from tests.platform.test_sync_problems import sync
 
 FLUX = "black-forest-labs_FLUX.1-schnell_flux_rope_apply_rotation"
 FLUX_SLUG = "black-forest-labs_flux-1-schnell_flux_rope_apply_rotation"
-EXAMPLES = Path(os.environ.get("SOLARENA_SOLX_EXAMPLES", "/work/shared/solx-examples"))
+EXAMPLES = SOLX_EXAMPLES
 
 
 def named(root: Path, folder: str, name: str) -> Path:
