@@ -239,22 +239,20 @@ def trace_spans(events: list[dict[str, Any]], count: int) -> list[float | None]:
     """A call's GPU activities are those launched inside its window: the kernel, copy or memset
     whose runtime or driver call (matched by correlation id) started there, as SOL-ExecBench
     counts them. Whatever the harness launched before the window (the L2 flush, destination
-    buffers) is left out even where it still runs on the GPU once the window is open. A trace
-    without correlation ids falls back to the activities that ran inside the window."""
+    buffers) is left out even where it still runs on the GPU once the window is open. An activity
+    whose launch is not on record (no correlation id, or none that matches) counts for the window
+    it ran inside, so nothing escapes for want of a launch record."""
     windows: dict[int, tuple[float, float]] = {}
     for e in events:
         name = str(e.get("name", ""))
         if e.get("cat") == "user_annotation" and name.startswith(ANNOTATION):
             windows[int(name[len(ANNOTATION):])] = (float(e["ts"]), float(e["ts"]) + float(e["dur"]))
-    launched: dict[int, int] = {}  # correlation id -> index of the window it was launched in
+    launched: dict[int, int | None] = {}  # correlation id -> the window it was launched in, if any
     for e in events:
         correlation = (e.get("args") or {}).get("correlation")
         if e.get("cat") in LAUNCHES and correlation is not None:
             ts = float(e["ts"])
-            for index, (lo, hi) in windows.items():
-                if lo <= ts <= hi:
-                    launched[correlation] = index
-                    break
+            launched[correlation] = next((i for i, (lo, hi) in windows.items() if lo <= ts <= hi), None)
     per_call: dict[int, list[tuple[float, float]]] = {}
     for e in events:
         if e.get("cat") not in GPU_ACTIVITY:
@@ -262,9 +260,9 @@ def trace_spans(events: list[dict[str, Any]], count: int) -> list[float | None]:
         start = float(e["ts"])
         end = start + float(e.get("dur", 0))
         correlation = (e.get("args") or {}).get("correlation")
-        if launched:
-            index = launched.get(correlation)
-        else:
+        if correlation in launched:
+            index = launched[correlation]
+        else:  # no launch on record: whatever ran inside a window is that call's
             index = next((i for i, (lo, hi) in windows.items() if lo <= start and end <= hi), None)
         if index is not None:
             per_call.setdefault(index, []).append((start, end))

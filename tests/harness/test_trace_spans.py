@@ -48,3 +48,10 @@ def test_without_correlation_ids_the_activities_inside_the_window_count() -> Non
     events = [window(0, 100.0, 200.0), kernel(None, 95.0, 10.0), kernel(None, 120.0, 30.0),
               kernel(None, 160.0, 20.0)]
     assert trace_spans(events, 1) == [(180.0 - 120.0) / 1e3]
+
+
+def test_an_activity_whose_launch_is_not_on_record_counts_where_it_ran() -> None:
+    events = [window(0, 100.0, 200.0), launch(1, 105.0), kernel(1, 110.0, 10.0),
+              kernel(9, 150.0, 40.0),  # correlation 9 was never launched on record
+              kernel(None, 200.0, 50.0)]
+    assert trace_spans(events, 1) == [(250.0 - 110.0) / 1e3]
