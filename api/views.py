@@ -7,7 +7,7 @@ from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import mixins, permissions, status, viewsets
 from rest_framework.decorators import action
-from rest_framework.exceptions import NotFound, ValidationError
+from rest_framework.exceptions import NotFound, Throttled, ValidationError
 from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -89,10 +89,6 @@ class SubmissionViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.R
     parser_classes = [JSONParser, MultiPartParser, FormParser]
     lookup_value_regex = "[0-9]+"
 
-    @property
-    def throttle_scope(self) -> str | None:
-        return "submissions" if self.action == "create" else None
-
     def get_queryset(self) -> QuerySet[Submission]:
         if getattr(self, "swagger_fake_view", False):  # drf-spectacular inspecting, no user
             return Submission.objects.none()
@@ -123,6 +119,8 @@ class SubmissionViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.R
                                                     data["language"], data["hardware"])
         except services.UnsupportedLanguage as exc:
             raise ValidationError({"language": [str(exc)]}) from None
+        except services.SubmittingTooFast as exc:
+            raise Throttled(wait=exc.retry_after) from None  # DRF's message and Retry-After, as before
         except services.QuotaExceeded as exc:
             raise QuotaExceededError(str(exc)) from None
         created = self.get_queryset().get(pk=submission.pk)
@@ -198,10 +196,6 @@ class AgentSubmissionViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mix
     permission_classes = [permissions.IsAuthenticated]
     parser_classes = [MultiPartParser, FormParser]
 
-    @property
-    def throttle_scope(self) -> str | None:
-        return "submissions" if self.action == "create" else None
-
     def get_queryset(self) -> QuerySet[AgentSubmission]:
         if getattr(self, "swagger_fake_view", False):  # drf-spectacular inspecting, no user
             return AgentSubmission.objects.none()
@@ -226,6 +220,8 @@ class AgentSubmissionViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mix
             agent = services.create_agent_submission(request.user, data["file"], data["hardware"])
         except (services.BundleProblemsError, services.UnsupportedLanguage) as exc:
             raise ValidationError({"file": [str(exc)]}) from None
+        except services.SubmittingTooFast as exc:
+            raise Throttled(wait=exc.retry_after) from None  # DRF's message and Retry-After, as before
         except services.QuotaExceeded as exc:
             raise QuotaExceededError(str(exc)) from None
         created = self.get_queryset().get(pk=agent.pk)

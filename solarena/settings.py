@@ -220,12 +220,10 @@ REST_FRAMEWORK = {
     "DEFAULT_THROTTLE_CLASSES": [
         "rest_framework.throttling.AnonRateThrottle",
         "rest_framework.throttling.UserRateThrottle",
-        "rest_framework.throttling.ScopedRateThrottle",
     ],
     "DEFAULT_THROTTLE_RATES": {
         "anon": env_str("API_THROTTLE_ANON", "120/minute"),
         "user": env_str("API_THROTTLE_USER", "600/minute"),
-        "submissions": env_str("API_THROTTLE_SUBMISSIONS", "20/minute"),
     },
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
@@ -249,6 +247,9 @@ SPECTACULAR_SETTINGS = {
 # Quotas: submissions one participant may make per problem in any 24 hours (evaluations the
 # platform failed do not count), and the size of a solution's sources.
 SUBMISSIONS_PER_PROBLEM_PER_DAY = env_int("SOLARENA_SUBMISSIONS_PER_PROBLEM_PER_DAY", 50)
+# Submissions per participant and period, whatever the channel (form, API, CLI, bundle), as
+# "<count>/<second|minute|hour|day>"; the name is the API's, where the limit began.
+SUBMISSION_RATE = env_str("API_THROTTLE_SUBMISSIONS", "20/minute")
 SOLARENA_MAX_SOURCE_BYTES = env_int("SOLARENA_MAX_SOURCE_BYTES", 1 << 20)
 # Evaluations one participant may have queued or running at once (an agent bundle counts them all).
 SOLARENA_MAX_CONCURRENT_EVALUATIONS = env_int("SOLARENA_MAX_CONCURRENT_EVALUATIONS", 100)

@@ -1,15 +1,18 @@
 """Writes that create, cancel and publish submissions (one transaction each), agent submissions (a
 bundle expanded into one submission per problem, in one transaction), and the limits checked under
-the owner's lock: the daily quota per problem and the evaluations in flight at once."""
+the owner's lock: the submissions per minute (every channel), the daily quota per problem and the
+evaluations in flight at once."""
 
 from __future__ import annotations
 
+import math
 import secrets
 from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
+from django.core.exceptions import ImproperlyConfigured
 from django.db import transaction
 from django.db.models import Count, Q
 from django.utils import timezone
@@ -31,6 +34,15 @@ QUOTA_WINDOW = timedelta(hours=24)
 class QuotaExceeded(Exception):
     """A limit on the participant is reached (a 429): today's submissions for a problem, or the
     evaluations in flight at once; the message says which and when more are allowed."""
+
+
+class SubmittingTooFast(QuotaExceeded):
+    """The participant has sent as many submissions as the rate allows in its period;
+    `retry_after` is how many seconds until the oldest of them leaves it."""
+
+    def __init__(self, message: str, retry_after: int) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
 
 
 class TooManyInFlight(QuotaExceeded):
@@ -72,14 +84,17 @@ def create_submission(
     agent_submission: AgentSubmission | None = None,
 ) -> Submission:
     """Store the solution and one queued evaluation per hardware; the messages go out on commit.
-    Raises QuotaExceeded, storing nothing, past the owner's daily submissions for the problem,
-    TooManyInFlight past the owner's evaluations queued or running at once, and
+    Raises SubmittingTooFast, storing nothing, past the owner's submissions per minute (a part of an
+    agent submission is counted with it), QuotaExceeded past the owner's daily submissions for the
+    problem, TooManyInFlight past the owner's evaluations queued or running at once, and
     UnsupportedLanguage where a hardware's evaluators cannot run the solution's language."""
     if not hardware:
         raise ValueError("a submission needs at least one hardware to run on")
     check_languages(files, language, hardware)
     with transaction.atomic():
         _lock(owner)
+        if agent_submission is None:
+            _check_rate(owner)
         _check_quota(owner, problem)
         _check_in_flight(owner, len(hardware))
         submission = Submission.objects.create(
@@ -99,8 +114,9 @@ def create_agent_submission(owner: AbstractBaseUser, bundle: Bundle,
     """Store the bundle's manifest and logs, and one submission per problem (its current version) on
     every hardware, all in one transaction. The bundle names each problem by its slug or its name.
     Raises UnknownProblems when a problem does not exist, ProblemNamedTwice when two solutions are
-    for one problem, TooManyInFlight when all its evaluations would be too many at once, and
-    QuotaExceeded when one problem is over the daily quota; either way nothing is stored."""
+    for one problem, SubmittingTooFast past the owner's submissions per minute (the bundle counts as
+    one), TooManyInFlight when all its evaluations would be too many at once, and QuotaExceeded when
+    one problem is over the daily quota; either way nothing is stored."""
     if not hardware:
         raise ValueError("an agent submission needs at least one hardware to run on")
     with transaction.atomic():
@@ -115,6 +131,7 @@ def create_agent_submission(owner: AbstractBaseUser, bundle: Bundle,
             first = named_by.setdefault(problems[name].pk, name)
             if first != name:
                 raise ProblemNamedTwice(first, name, problems[name].name)
+        _check_rate(owner)
         _check_in_flight(owner, len(names) * len(hardware), what="this bundle")
         agent = _store_agent(owner, bundle.manifest, dict(bundle.logs))
         for name, files in bundle.solutions.items():
@@ -129,6 +146,7 @@ def create_agent_solution(owner: AbstractBaseUser, manifest: AgentManifest, prob
     submission of that one problem, stored with it in one transaction, under the same limits."""
     with transaction.atomic():
         _lock(owner)
+        _check_rate(owner)
         agent = _store_agent(owner, manifest, {})
         return create_submission(owner, problem, files, language, hardware, agent_submission=agent)
 
@@ -156,6 +174,49 @@ def _lock(owner: AbstractBaseUser) -> None:
     of a limit (the owner's user row is the lock)."""
     get_user_model().objects.select_for_update().filter(pk=owner.pk).first()
 
+
+PERIODS = {"second": 1, "minute": 60, "hour": 3600, "day": 86400}
+
+
+def submission_rate() -> tuple[int, int] | None:
+    """settings.SUBMISSION_RATE ("<count>/<second|minute|hour|day>") as (count, seconds); None
+    when it is empty or its count 0 (no limit)."""
+    rate = settings.SUBMISSION_RATE.strip()
+    if not rate:
+        return None
+    count, _, period = rate.partition("/")
+    if not count.strip().isdigit() or period.strip() not in PERIODS:
+        raise ImproperlyConfigured(f"API_THROTTLE_SUBMISSIONS={rate!r}: expected <count>/<second|minute|"
+                                   "hour|day>, e.g. 20/minute")
+    return (int(count), PERIODS[period.strip()]) if int(count) > 0 else None
+
+
+def _check_rate(owner: AbstractBaseUser) -> None:
+    """At most the rate's count of submissions per period, whichever way they come (the form, the
+    API, the CLI, a bundle: each counts once), counted in the database so every web process sees
+    the same figure."""
+    rate = submission_rate()
+    if rate is None:
+        return
+    limit, seconds = rate
+    now = timezone.now()
+    since = now - timedelta(seconds=seconds)
+    alone = Submission.objects.filter(owner=owner, agent_submission=None, created__gte=since)
+    bundles = AgentSubmission.objects.filter(owner=owner, created__gte=since)
+    recent = sorted([*alone.values_list("created", flat=True), *bundles.values_list("created", flat=True)],
+                    reverse=True)
+    if len(recent) < limit:
+        return
+    # Free again once the limit-th latest leaves the period.
+    wait = max(1, math.ceil((recent[limit - 1] + timedelta(seconds=seconds) - now).total_seconds()))
+    raise SubmittingTooFast(
+        f"you have made {len(recent)} submissions in the last {_period_name(seconds)}, and at most "
+        f"{limit} are allowed per {_period_name(seconds)}; try again in {wait} second{'s' if wait != 1 else ''}",
+        wait)
+
+
+def _period_name(seconds: int) -> str:
+    return next(name for name, length in PERIODS.items() if length == seconds)
 
 
 
