@@ -209,10 +209,10 @@ def _check_rate(owner: AbstractBaseUser) -> None:
         return
     # Free again once the limit-th latest leaves the period.
     wait = max(1, math.ceil((recent[limit - 1] + timedelta(seconds=seconds) - now).total_seconds()))
+    period = _period_name(seconds)
     raise SubmittingTooFast(
-        f"you have made {len(recent)} submissions in the last {_period_name(seconds)}, and at most "
-        f"{limit} are allowed per {_period_name(seconds)}; try again in {wait} second{'s' if wait != 1 else ''}",
-        wait)
+        f"you have made {len(recent)} submissions in the last {period}, and at most {limit} are allowed "
+        f"per {period}; try again in {wait} second{'s' if wait != 1 else ''}", wait)
 
 
 def _period_name(seconds: int) -> str:

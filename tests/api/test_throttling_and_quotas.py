@@ -1,7 +1,9 @@
 """Limits: the daily submission quota per participant and problem (429, platform failures not
-counted), the source size limit (413), and DRF's request throttles (429 with Retry-After): per IP
-address without an account, per user, and the submissions scope shared by both kinds of upload.
-The limit on evaluations in flight is in test_concurrent_evaluations_limit.py."""
+counted), the source size limit (413), DRF's request throttles (429 with Retry-After) per IP
+address without an account and per user, and the submissions per minute shared by both kinds of
+upload (the service's limit, answered the same way). The limit on evaluations in flight is in
+test_concurrent_evaluations_limit.py; the per-minute limit over every channel in
+tests/platform/test_submission_rate_limit.py."""
 
 from __future__ import annotations
 
@@ -75,7 +77,7 @@ def test_the_source_size_limit_is_a_setting(problem: Problem, cpu: Hardware) -> 
 
 def test_submissions_are_throttled_per_user(problem: Problem, cpu: Hardware) -> None:
     api = client_for(factories.make_user())
-    with mock.patch.dict(SimpleRateThrottle.THROTTLE_RATES, {"submissions": "2/minute"}):
+    with override_settings(SUBMISSION_RATE="2/minute"):
         assert [upload(api).status_code for _ in range(2)] == [201, 201]
         refused = upload(api)
         assert refused.status_code == 429 and int(refused["Retry-After"]) > 0
@@ -93,7 +95,7 @@ def test_anonymous_reads_are_throttled(cpu: Hardware) -> None:
 
 def test_agent_submissions_share_the_submissions_throttle(problem: Problem, cpu: Hardware) -> None:
     api = client_for(factories.make_user())
-    with mock.patch.dict(SimpleRateThrottle.THROTTLE_RATES, {"submissions": "2/minute"}):
+    with override_settings(SUBMISSION_RATE="2/minute"):
         assert upload(api).status_code == 201
         archive = io.BytesIO()
         with zipfile.ZipFile(archive, "w") as bundle:

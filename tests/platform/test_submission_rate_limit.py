@@ -70,7 +70,8 @@ def send_bundle(api: APIClient) -> Any:
         "file": SimpleUploadedFile("agent.zip", archive.getvalue()), "hardware": ["cpu"]}, format="multipart")
 
 
-def test_form_posts_past_the_default_limit_are_refused(browser: Client, problem: Problem, cpu: Hardware) -> None:
+def test_form_posts_past_the_default_limit_are_refused(browser: Client, problem: Problem,
+                                                       cpu: Hardware) -> None:
     statuses = [form_post(browser).status_code for _ in range(22)]
     assert statuses == [302] * 20 + [400] * 2
     refused = form_post(browser)
