@@ -9,6 +9,7 @@ from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
+from . import services
 from .models import Category, Hardware, LeaderboardEntry, Problem, Workload
 
 
@@ -72,7 +73,7 @@ class ProblemAdmin(ReadOnlyMixin, admin.ModelAdmin):
         self._reveal(request, queryset, False)
 
     def _reveal(self, request: HttpRequest, queryset: QuerySet[Problem], revealed: bool) -> None:
-        changed = queryset.update(solutions_revealed=revealed)
+        changed = services.set_solutions_revealed(queryset, revealed)
         what = "revealed" if revealed else "hidden"
         self.message_user(request, f"Solutions of {changed} problem version(s) {what}.", messages.SUCCESS)
 

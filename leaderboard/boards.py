@@ -193,9 +193,9 @@ def version(problems: Sequence[int], hardware: Hardware) -> str:
 
 
 # What global_version reads, each on an index (or a table of a few rows). The PostgreSQL function
-# solarena_page_version() (migration leaderboard 0007) joins the same parts with '-': a function's
-# plan is kept by the connection, where this query would be planned again each time (most of its
-# cost). tests/pages/test_page_version.py checks that the two agree.
+# solarena_page_version() (migration leaderboard 0007, last replaced by 0011) joins the same parts
+# with '-': a function's plan is kept by the connection, where this query would be planned again
+# each time (most of its cost). tests/pages/test_page_version.py checks that the two agree.
 VERSION_PARTS = (
     "(SELECT MAX(id) FROM evaluator_evaluation)",
     "(SELECT MAX(started_at) FROM evaluator_evaluation)",
@@ -206,6 +206,7 @@ VERSION_PARTS = (
     "(SELECT MAX(id) FROM leaderboard_problem WHERE is_current)",
     "(SELECT MAX(updated) FROM leaderboard_hardware)",
     "(SELECT MAX(updated) FROM accounts_profile)",
+    "(SELECT MAX(sources_changed) FROM leaderboard_problem)",
 )
 
 
@@ -214,7 +215,8 @@ def global_version() -> str:
     claim sets started_at), one that finishes (every way to finish sets finished_at: scoring,
     failing, cancelling), any entry's change (every scored evaluation and review re-saves one), a
     new upload (the last agent submission), a new problem or problem version (the current ones'
-    number and last id), a hardware's change (calibrated peaks) and a participant's new team name.
+    number and last id), a hardware's change (calibrated peaks), a participant's new team name and
+    a source made public or private (publish, unpublish, reveal, hide: an agent's logs follow).
     One query, on indexes."""
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":

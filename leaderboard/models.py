@@ -82,6 +82,9 @@ class Problem(models.Model):
     definition_hash = models.CharField(max_length=64)
     solutions_revealed = models.BooleanField(
         default=False, help_text="an admin has made every solution's source of this problem public")
+    sources_changed = models.DateTimeField(
+        null=True, blank=True, help_text="the last publish, unpublish, reveal or hide of a source of this "
+                                         "problem (part of the pages' version)")
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:

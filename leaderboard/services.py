@@ -1,4 +1,5 @@
-"""Writes to the leaderboard tables: the hardware rows and the problem suite (versioned)."""
+"""Writes to the leaderboard tables: the hardware rows, the problem suite (versioned) and whose
+solutions are revealed."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from django.db import transaction
-from django.db.models import Max
+from django.db.models import Max, QuerySet
 from django.utils import timezone
 
 from evaluator.harness import problem as spec
@@ -57,6 +58,13 @@ def store_calibration(slug: str, peaks: object) -> dict[str, float]:
     if not updated:
         raise ValueError(f"no hardware {slug!r}; run sync_problems first to load the hardware table")
     return {k: float(v) for k, v in peaks.items()}
+
+
+def set_solutions_revealed(problems: QuerySet[Problem], revealed: bool) -> int:
+    """An admin makes every source of these problem versions public, or private again (bar those
+    their owners published); stamps sources_changed so the cached pages show it at once. Returns
+    how many problems changed."""
+    return problems.update(solutions_revealed=revealed, sources_changed=timezone.now())
 
 
 def definition_hash(problem: spec.Problem) -> str:

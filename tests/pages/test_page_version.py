@@ -13,7 +13,9 @@ from accounts.services import profile_of
 from evaluator import services as evaluations
 from leaderboard import boards
 from leaderboard.models import Hardware, Problem
-from leaderboard.services import store_calibration
+from leaderboard.services import set_solutions_revealed, store_calibration
+from submissions.models import Submission
+from submissions.services import set_published
 from tests.platform import factories
 
 pytestmark = pytest.mark.django_db
@@ -42,7 +44,10 @@ def test_the_function_computes_the_parts(problem: Problem, cpu: Hardware) -> Non
         definition=problem.definition, definition_hash="2"),
     lambda problem, cpu: store_calibration(cpu.slug, {"memory_bandwidth": 1e11}),
     lambda problem, cpu: _rename_team(),
-], ids=["new evaluation", "claim", "scored", "upload", "new problem", "calibration", "team"])
+    lambda problem, cpu: set_published(_bare_submission(problem), True),
+    lambda problem, cpu: set_solutions_revealed(Problem.objects.filter(pk=problem.pk), True),
+], ids=["new evaluation", "claim", "scored", "upload", "new problem", "calibration", "team", "publish",
+        "reveal"])
 def test_each_change_moves_it(problem: Problem, cpu: Hardware, change: Callable[..., object]) -> None:
     factories.make_participant("ada")
     before = boards.global_version()
@@ -56,3 +61,9 @@ def _rename_team() -> None:
     profile.team = "Wizards"
     profile.save()
     assert boards.global_version() != before
+
+
+def _bare_submission(problem: Problem) -> Submission:
+    """A submission without evaluations: making it moves no part of the version, publishing must."""
+    return Submission.objects.create(owner=factories.make_user(), problem=problem, language="python",
+                                     sources={"solution.py": factories.CORRECT}, entry="solution.py")
