@@ -164,7 +164,17 @@ else:
 
 # Where bundled problems live and the secret hidden workloads are drawn with.
 PROBLEMS_DIR = Path(env_str("SOLARENA_PROBLEMS_DIR", str(BASE_DIR / "problems")))
-HIDDEN_SECRET = env_str("SOLARENA_HIDDEN_SECRET", "solarena-local")
+# The default is public, so anyone could draw a deployment's hidden workloads with it: production
+# (DEBUG off) refuses it, as it refuses a short secret (ops/checks.py reports both under --deploy).
+DEVELOPMENT_HIDDEN_SECRET = "solarena-local"
+MIN_HIDDEN_SECRET_LENGTH = 32
+HIDDEN_SECRET = env_str("SOLARENA_HIDDEN_SECRET", DEVELOPMENT_HIDDEN_SECRET)
+if not DEBUG and (HIDDEN_SECRET == DEVELOPMENT_HIDDEN_SECRET
+                  or len(HIDDEN_SECRET) < MIN_HIDDEN_SECRET_LENGTH):
+    raise ImproperlyConfigured(
+        f"DEBUG is off, so SOLARENA_HIDDEN_SECRET must be a private random value of this deployment's "
+        f"own ({MIN_HIDDEN_SECRET_LENGTH} characters or more), e.g. from: "
+        "python -c 'import secrets; print(secrets.token_urlsafe(32))'")
 
 # Celery: one queue per hardware slug ("hw.h200", "hw.cpu", ...). The embedded default is a
 # broker that needs no server (messages as files under var/broker).
