@@ -217,6 +217,13 @@ SOLARENA_EVAL_SECONDS = env_int("SOLARENA_EVAL_SECONDS", 1800)
 # (evaluator/toolchains.py); empty: the bundled images' (docs/solution-format.md, "Languages").
 SOLARENA_TOOLCHAINS = env_str("SOLARENA_TOOLCHAINS", "")
 
+# Where a request came from, for every limit (solarena/client_address.py): REMOTE_ADDR with no
+# trusted proxy; behind n proxies that each append to X-Forwarded-For, the n-th address from its
+# right. Addresses further left are whatever the client wrote, so they are never believed.
+TRUSTED_PROXIES = env_int("SOLARENA_TRUSTED_PROXIES", 0)
+if TRUSTED_PROXIES < 0:
+    raise ImproperlyConfigured(f"SOLARENA_TRUSTED_PROXIES is a count of proxies, not {TRUSTED_PROXIES}")
+
 # REST API (/api/v1/). Rates are "<count>/<second|minute|hour|day>".
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
@@ -232,6 +239,7 @@ REST_FRAMEWORK = {
         "rest_framework.throttling.UserRateThrottle",
         "rest_framework.throttling.ScopedRateThrottle",
     ],
+    "NUM_PROXIES": TRUSTED_PROXIES,
     "DEFAULT_THROTTLE_RATES": {
         "anon": env_str("API_THROTTLE_ANON", "120/minute"),
         "user": env_str("API_THROTTLE_USER", "600/minute"),
