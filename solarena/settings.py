@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -131,6 +132,24 @@ if env_bool("SOLARENA_SERVE_STATIC", not DEBUG):
                       "whitenoise.middleware.WhiteNoiseMiddleware")
     STORAGES = {"default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
                 "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"}}
+# Accounts (docs/security.md, "Accounts"): Django's four password rules at sign-up; sign-ups per
+# address, and failed logins (the admin's too) per address and per account, limited. django-axes
+# keeps the failures in the database and counts the address solarena.client_address gives.
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+INSTALLED_APPS.append("axes")
+MIDDLEWARE.append("axes.middleware.AxesMiddleware")  # last, as django-axes asks
+AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "django.contrib.auth.backends.ModelBackend"]
+AXES_FAILURE_LIMIT = env_int("SOLARENA_LOGIN_FAILURE_LIMIT", 10)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("SOLARENA_LOGIN_LOCKOUT_MINUTES", 15))
+AXES_LOCKOUT_PARAMETERS = ["ip_address", "username"]  # either one reaching the limit locks
+AXES_CLIENT_IP_CALLABLE = "solarena.client_address.client_address"
+AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
+SOLARENA_SIGNUP_RATE = env_str("SOLARENA_SIGNUP_RATE", "20/hour")
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "profile"
 LOGOUT_REDIRECT_URL = "home"
