@@ -12,7 +12,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 
-from . import services
+from . import limits, services
 from .forms import ProfileForm, SignupForm, TokenForm
 
 
@@ -20,10 +20,16 @@ def signup(request: HttpRequest) -> HttpResponse:
     if request.user.is_authenticated:
         return redirect("profile")
     form = SignupForm(request.POST or None)
+    if request.method == "POST" and (wait := limits.signup_wait(request)) is not None:
+        refused = f"Too many sign-ups from your address: try again in {-(-wait // 60)} minutes."
+        response = render(request, "accounts/signup.html", {"form": SignupForm(), "refused": refused},
+                          status=429)
+        response["Retry-After"] = str(wait)
+        return response
     if request.method == "POST" and form.is_valid():
         user = form.save()
         services.profile_of(user)
-        login(request, user)
+        login(request, user, backend="django.contrib.auth.backends.ModelBackend")  # the one that knows users
         return redirect("profile")
     return render(request, "accounts/signup.html", {"form": form})
 

@@ -7,17 +7,14 @@ from typing import Any
 from django.conf import settings
 from django.core.checks import Error, Tags, register
 
-DEVELOPMENT_HIDDEN_SECRET = "solarena-local"
-MIN_HIDDEN_SECRET_LENGTH = 16
-
 
 @register(Tags.security, deploy=True)
 def hidden_secret_is_private(**_: Any) -> list[Error]:
-    secret = settings.HIDDEN_SECRET
-    if secret == DEVELOPMENT_HIDDEN_SECRET or len(secret) < MIN_HIDDEN_SECRET_LENGTH:
+    secret, shortest = settings.HIDDEN_SECRET, settings.MIN_HIDDEN_SECRET_LENGTH
+    if secret == settings.DEVELOPMENT_HIDDEN_SECRET or len(secret) < shortest:
         return [Error(
             f"SOLARENA_HIDDEN_SECRET is the public development default or shorter than "
-            f"{MIN_HIDDEN_SECRET_LENGTH} characters, so others could draw this deployment's hidden "
+            f"{shortest} characters, so others could draw this deployment's hidden "
             "workloads.",
             hint="Set SOLARENA_HIDDEN_SECRET to a long random value and keep it private.",
             id="ops.E001")]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -131,6 +132,24 @@ if env_bool("SOLARENA_SERVE_STATIC", not DEBUG):
                       "whitenoise.middleware.WhiteNoiseMiddleware")
     STORAGES = {"default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
                 "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"}}
+# Accounts (docs/security.md, "Accounts"): Django's four password rules at sign-up; sign-ups per
+# address, and failed logins (the admin's too) per address and per account, limited. django-axes
+# keeps the failures in the database and counts the address solarena.client_address gives.
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+INSTALLED_APPS.append("axes")
+MIDDLEWARE.append("axes.middleware.AxesMiddleware")  # last, as django-axes asks
+AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "django.contrib.auth.backends.ModelBackend"]
+AXES_FAILURE_LIMIT = env_int("SOLARENA_LOGIN_FAILURE_LIMIT", 10)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("SOLARENA_LOGIN_LOCKOUT_MINUTES", 15))
+AXES_LOCKOUT_PARAMETERS = ["ip_address", "username"]  # either one reaching the limit locks
+AXES_CLIENT_IP_CALLABLE = "solarena.client_address.client_address"
+AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
+SOLARENA_SIGNUP_RATE = env_str("SOLARENA_SIGNUP_RATE", "20/hour")
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "profile"
 LOGOUT_REDIRECT_URL = "home"
@@ -164,7 +183,17 @@ else:
 
 # Where bundled problems live and the secret hidden workloads are drawn with.
 PROBLEMS_DIR = Path(env_str("SOLARENA_PROBLEMS_DIR", str(BASE_DIR / "problems")))
-HIDDEN_SECRET = env_str("SOLARENA_HIDDEN_SECRET", "solarena-local")
+# The default is public, so anyone could draw a deployment's hidden workloads with it: production
+# (DEBUG off) refuses it, as it refuses a short secret (ops/checks.py reports both under --deploy).
+DEVELOPMENT_HIDDEN_SECRET = "solarena-local"
+MIN_HIDDEN_SECRET_LENGTH = 32
+HIDDEN_SECRET = env_str("SOLARENA_HIDDEN_SECRET", DEVELOPMENT_HIDDEN_SECRET)
+if not DEBUG and (HIDDEN_SECRET == DEVELOPMENT_HIDDEN_SECRET
+                  or len(HIDDEN_SECRET) < MIN_HIDDEN_SECRET_LENGTH):
+    raise ImproperlyConfigured(
+        f"DEBUG is off, so SOLARENA_HIDDEN_SECRET must be a private random value of this deployment's "
+        f"own ({MIN_HIDDEN_SECRET_LENGTH} characters or more), e.g. from: "
+        "python -c 'import secrets; print(secrets.token_urlsafe(32))'")
 
 # Celery: one queue per hardware slug ("hw.h200", "hw.cpu", ...). The embedded default is a
 # broker that needs no server (messages as files under var/broker).
@@ -207,6 +236,13 @@ SOLARENA_EVAL_SECONDS = env_int("SOLARENA_EVAL_SECONDS", 1800)
 # (evaluator/toolchains.py); empty: the bundled images' (docs/solution-format.md, "Languages").
 SOLARENA_TOOLCHAINS = env_str("SOLARENA_TOOLCHAINS", "")
 
+# Where a request came from, for every limit (solarena/client_address.py): REMOTE_ADDR with no
+# trusted proxy; behind n proxies that each append to X-Forwarded-For, the n-th address from its
+# right. Addresses further left are whatever the client wrote, so they are never believed.
+TRUSTED_PROXIES = env_int("SOLARENA_TRUSTED_PROXIES", 0)
+if TRUSTED_PROXIES < 0:
+    raise ImproperlyConfigured(f"SOLARENA_TRUSTED_PROXIES is a count of proxies, not {TRUSTED_PROXIES}")
+
 # REST API (/api/v1/). Rates are "<count>/<second|minute|hour|day>".
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
@@ -221,6 +257,7 @@ REST_FRAMEWORK = {
         "rest_framework.throttling.AnonRateThrottle",
         "rest_framework.throttling.UserRateThrottle",
     ],
+    "NUM_PROXIES": TRUSTED_PROXIES,
     "DEFAULT_THROTTLE_RATES": {
         "anon": env_str("API_THROTTLE_ANON", "120/minute"),
         "user": env_str("API_THROTTLE_USER", "600/minute"),

@@ -1,5 +1,6 @@
 """With production settings `manage.py check --deploy` reports nothing; the development settings
-are reported, and a production process refuses to start with the development secret key."""
+are reported, and a production process refuses to start with the development secret key or
+hidden-workload secret, or a short one."""
 
 from __future__ import annotations
 
@@ -45,6 +46,21 @@ def test_production_refuses_a_short_secret_key() -> None:
     assert result.returncode != 0 and "SECRET_KEY must be a long random value" in result.stderr
 
 
-def test_a_public_hidden_secret_is_an_error() -> None:
-    result = manage(*DEPLOY_CHECK, env=production_env(SOLARENA_HIDDEN_SECRET="solarena-local"))
+def test_production_refuses_the_development_hidden_secret() -> None:
+    unset = production_env()
+    unset.pop("SOLARENA_HIDDEN_SECRET")
+    for env in (unset, production_env(SOLARENA_HIDDEN_SECRET="solarena-local")):
+        result = manage("check", env=env)
+        assert result.returncode != 0
+        assert "ImproperlyConfigured: DEBUG is off, so SOLARENA_HIDDEN_SECRET must be" in result.stderr
+
+
+def test_production_refuses_a_short_hidden_secret() -> None:
+    result = manage("check", env=production_env(SOLARENA_HIDDEN_SECRET="x" * 31))
+    assert result.returncode != 0 and "SOLARENA_HIDDEN_SECRET must be a private random" in result.stderr
+    assert manage("check", env=production_env(SOLARENA_HIDDEN_SECRET="x" * 32)).returncode == 0
+
+
+def test_a_short_hidden_secret_is_reported_by_the_deploy_check() -> None:
+    result = manage(*DEPLOY_CHECK, env=base_env(DEBUG="1", SOLARENA_HIDDEN_SECRET="s" * 20))
     assert result.returncode != 0 and "ops.E001" in result.stderr
