@@ -9,7 +9,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from evaluator.jobs import SolutionError, SolutionFiles, SourceTooLarge, check_size
-from evaluator.models import Evaluation, WorkloadResult
+from evaluator.models import Evaluation, WorkloadResult, public_environment
 from leaderboard.lookup import current_problem
 from leaderboard.models import Hardware, Problem, Workload
 from submissions import suites as agent_suites
@@ -108,8 +108,16 @@ class EvaluationSerializer(serializers.ModelSerializer):
                   "started_at", "finished_at"]
 
 
+class PublicEnvironmentField(serializers.JSONField):
+    """An evaluation's environment without the worker's host (kept by rows stored before it was dropped)."""
+
+    def to_representation(self, value: Any) -> Any:
+        return super().to_representation(public_environment(value))
+
+
 class EvaluationDetailSerializer(EvaluationSerializer):
     results = WorkloadResultSerializer(many=True, read_only=True)
+    environment = PublicEnvironmentField(read_only=True)
 
     class Meta(EvaluationSerializer.Meta):
         fields = [*EvaluationSerializer.Meta.fields, "aggregates", "environment", "results"]

@@ -2,8 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from django.conf import settings
 from django.db import models
+
+PRIVATE_ENVIRONMENT = ("host",)  # the worker's host name: the platform's, not the participant's
+
+
+def public_environment(environment: Mapping[str, Any] | None) -> dict[str, Any]:
+    return {key: value for key, value in (environment or {}).items() if key not in PRIVATE_ENVIRONMENT}
 
 
 class Evaluation(models.Model):

@@ -24,7 +24,7 @@ from evaluator.harness import status
 from leaderboard.models import Workload
 from leaderboard.rankings import recompute_entry, update_entry
 
-from .models import Evaluation, WorkloadResult
+from .models import Evaluation, WorkloadResult, public_environment
 
 log = logging.getLogger(__name__)
 TASK = "evaluator.tasks.evaluate"
@@ -94,7 +94,7 @@ def ingest(evaluation_id: int, worker: str, report: Mapping[str, Any]) -> bool:
         evaluation.state = Evaluation.SCORED
         evaluation.score = float(report["aggregates"]["score"])
         evaluation.aggregates = dict(report["aggregates"])
-        evaluation.environment = dict(report.get("environment") or {})
+        evaluation.environment = public_environment(report.get("environment"))
         hacks = [row for row in report["workloads"] if row["status"] == status.REWARD_HACK]
         if hacks:  # a mark made by hand before a retry stays
             evaluation.reward_hack = True

@@ -38,6 +38,9 @@ def healthz(request: HttpRequest) -> JsonResponse:
 @never_cache
 def metrics(request: HttpRequest) -> HttpResponse:
     token = settings.SOLARENA_METRICS_TOKEN
+    if not token and not settings.DEBUG:  # production: never open to whoever reaches the port
+        return JsonResponse({"detail": "the metrics are served only with SOLARENA_METRICS_TOKEN set "
+                                       "while DEBUG is off"}, status=403)
     if token:
         given = request.headers.get("Authorization", "").removeprefix("Bearer ").strip()
         if not hmac.compare_digest(given.encode(), token.encode()):

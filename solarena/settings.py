@@ -76,6 +76,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "solarena.body_limit.RequestBodyLimitMiddleware",  # first: an oversized body is never read
     "ops.middleware.RequestIdMiddleware",
     "solarena.middleware.RejectNulCharactersMiddleware",
     "django.middleware.security.SecurityMiddleware",
@@ -288,5 +289,12 @@ SUBMISSIONS_PER_PROBLEM_PER_DAY = env_int("SOLARENA_SUBMISSIONS_PER_PROBLEM_PER_
 # "<count>/<second|minute|hour|day>"; the name is the API's, where the limit began.
 SUBMISSION_RATE = env_str("API_THROTTLE_SUBMISSIONS", "20/minute")
 SOLARENA_MAX_SOURCE_BYTES = env_int("SOLARENA_MAX_SOURCE_BYTES", 1 << 20)
+# Any request body, refused unread above this (solarena/body_limit.py): room for the largest upload,
+# an agent bundle of 20 MiB (submissions/bundles.py), and the form around it. Django's own limits
+# stay within it: a body other than files (JSON sources, escaped) is held in memory up to the
+# second, an uploaded file up to the third before it goes to a temporary file.
+SOLARENA_MAX_REQUEST_BYTES = env_int("SOLARENA_MAX_REQUEST_BYTES", 32 << 20)
+DATA_UPLOAD_MAX_MEMORY_SIZE = min(SOLARENA_MAX_REQUEST_BYTES, 8 * SOLARENA_MAX_SOURCE_BYTES)
+FILE_UPLOAD_MAX_MEMORY_SIZE = min(SOLARENA_MAX_REQUEST_BYTES, 2621440)  # Django's default, 2.5 MB
 # Evaluations one participant may have queued or running at once (an agent bundle counts them all).
 SOLARENA_MAX_CONCURRENT_EVALUATIONS = env_int("SOLARENA_MAX_CONCURRENT_EVALUATIONS", 100)

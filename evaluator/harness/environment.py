@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import platform
-import socket
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +15,6 @@ def describe(device: torch.device) -> dict[str, Any]:
         "device": device.type,
         "python": platform.python_version(),
         "platform": platform.platform(),
-        "host": socket.gethostname(),
         "torch": torch.__version__,
         "triton": _triton_version(),
         "triton_interpret": os.environ.get("TRITON_INTERPRET") == "1",

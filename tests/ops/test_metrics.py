@@ -49,9 +49,14 @@ def problem(db) -> Problem:
     return factories.make_problem()
 
 
+TOKEN = "scrape-token-1234"
+
+
 @pytest.fixture
-def client() -> Client:
-    return Client(HTTP_HOST="localhost")
+def client(settings) -> Client:
+    """A scraper holding the token, which production (DEBUG off, as in tests) requires."""
+    settings.SOLARENA_METRICS_TOKEN = TOKEN
+    return Client(HTTP_HOST="localhost", HTTP_AUTHORIZATION=f"Bearer {TOKEN}")
 
 
 def test_states_queue_depth_and_durations(client: Client, problem: Problem) -> None:
@@ -103,10 +108,10 @@ def test_queries_do_not_grow_with_rows(client: Client, problem: Problem) -> None
     assert len(many.captured_queries) == len(few.captured_queries) <= 6
 
 
-def test_a_configured_token_is_required(client: Client, problem: Problem, settings) -> None:
-    settings.SOLARENA_METRICS_TOKEN = "scrape-token-1234"
-    refused = client.get("/metrics")
+def test_a_configured_token_is_required(client: Client, problem: Problem) -> None:
+    stranger = Client(HTTP_HOST="localhost")
+    refused = stranger.get("/metrics")
     assert refused.status_code == 401 and "SOLARENA_METRICS_TOKEN" in refused.json()["detail"]
-    assert client.get("/metrics", HTTP_AUTHORIZATION="Bearer wrong").status_code == 401
-    samples = scrape(client, HTTP_AUTHORIZATION="Bearer scrape-token-1234")
+    assert stranger.get("/metrics", HTTP_AUTHORIZATION="Bearer wrong").status_code == 401
+    samples = scrape(stranger, HTTP_AUTHORIZATION=f"Bearer {TOKEN}")
     assert value(samples, "solarena_submissions_total") == 0

@@ -18,6 +18,7 @@ from tests.ops.support import database_url, manage, production_env
 
 HOST = "solarena.example.org"
 HTTPS = {"Host": HOST, "X-Forwarded-Proto": "https"}
+METRICS_TOKEN = "scrape-token-1234"
 
 
 def free_port() -> int:
@@ -31,7 +32,8 @@ def server(tmp_path_factory: pytest.TempPathFactory, django_db_setup: None) -> I
     """One server for the module; it only reads the (empty) test database."""
     tmp_path = tmp_path_factory.mktemp("server")
     env = production_env(DATABASE_URL=database_url(), SOLARENA_STATIC_ROOT=str(tmp_path / "static"),
-                         SECURE_PROXY_SSL_HEADER="HTTP_X_FORWARDED_PROTO,https", SOLARENA_LOG_FORMAT="json")
+                         SECURE_PROXY_SSL_HEADER="HTTP_X_FORWARDED_PROTO,https", SOLARENA_LOG_FORMAT="json",
+                         SOLARENA_METRICS_TOKEN=METRICS_TOKEN)
     collected = manage("collectstatic", "--noinput", env=env)
     assert collected.returncode == 0, collected.stderr
     port = free_port()
@@ -61,7 +63,8 @@ def test_probes_answer_plain_http(server: str) -> None:
     assert httpx.get(f"{server}/livez", headers={"Host": HOST}).json() == {"status": "ok"}
     health = httpx.get(f"{server}/healthz", headers={"Host": HOST})
     assert health.status_code == 200 and health.json()["status"] == "ok"
-    metrics = httpx.get(f"{server}/metrics", headers={"Host": HOST})
+    metrics = httpx.get(f"{server}/metrics",
+                        headers={"Host": HOST, "Authorization": f"Bearer {METRICS_TOKEN}"})
     assert metrics.status_code == 200 and "solarena_submissions_total" in metrics.text
 
 
