@@ -17,11 +17,9 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.core.cache import caches
 from django.test import Client
 
-from evaluator import services
 from evaluator.hidden_results import stored_progress
 from evaluator.models import Evaluation
-from leaderboard.models import Hardware, Problem, Workload
-from leaderboard.scoring import WorkloadOutcome, problem_aggregates
+from leaderboard.models import Hardware, Problem
 from submissions.models import Submission
 from tests.api.support import api_user, client_for
 from tests.platform import factories
@@ -56,29 +54,6 @@ def cpu(db: Any) -> Hardware:
 @pytest.fixture
 def owner(db: Any) -> AbstractBaseUser:
     return factories.make_user("prober")
-
-
-def probe(owner: AbstractBaseUser, problem: Problem, cpu: Hardware, hidden_verdicts: tuple[str, ...]) -> int:
-    """A scored submission whose hidden workloads got these verdicts, in run order; a failed one's
-    message and times quote its shape, as the harness's would before ingestion redacts them."""
-    evaluation = factories.make_evaluation(owner=owner, problem=problem, hardware=cpu)
-    assert services.claim(evaluation.pk, "probe-worker") is not None
-    report = factories.fake_report(evaluation, 0.5)
-    hidden = [row for row in report["workloads"] if row["visibility"] == Workload.HIDDEN]
-    assert len(hidden) == len(hidden_verdicts)
-    for row, verdict in zip(hidden, hidden_verdicts, strict=True):
-        if verdict != "PASSED":
-            shape = tuple(row["axes"].values())
-            row.update(status=verdict, score=0.0, message=f"got shape {shape}", latency_ms=sum(shape) / 7)
-    report["aggregates"] = problem_aggregates([
-        WorkloadOutcome(uuid=r["uuid"], visibility=r["visibility"], status=r["status"],
-                        kernel_ms=r["latency_ms"], reference_ms=r["reference_latency_ms"],
-                        baseline_ms=r["baseline_latency_ms"], sol_ms=r["sol_ms"], score=r["score"])
-        for r in report["workloads"]]).to_dict()
-    assert services.ingest(evaluation.pk, "probe-worker", report)
-    Evaluation.objects.filter(pk=evaluation.pk).update(created=WHEN, started_at=WHEN, finished_at=WHEN)
-    Submission.objects.filter(pk=evaluation.submission_id).update(created=WHEN)
-    return evaluation.submission_id
 
 
 def api_views(submission_id: int, readers: dict[str, Any]) -> dict[str, Any]:
@@ -122,7 +97,7 @@ def readers(owner: AbstractBaseUser) -> tuple[dict[str, Any], dict[str, Client]]
 def test_probes_with_equal_aggregates_read_the_same_everywhere(owner: AbstractBaseUser, problem: Problem,
                                                                cpu: Hardware) -> None:
     api, pages = readers(owner)
-    submissions = [probe(owner, problem, cpu, verdicts) for verdicts in PROBES]
+    submissions = [factories.make_probe(owner, problem, cpu, verdicts, WHEN) for verdicts in PROBES]
     first_api, first_pages = api_views(submissions[0], api), page_views(submissions[0], pages)
     assert first_api["owner"][0] == first_api["admin"][0] == 200
     assert first_api["owner"][1]["evaluations"][0]["hidden"] == {"passed": 1, "total": 2, "score": 0.25}
@@ -138,7 +113,7 @@ def test_probes_with_other_aggregates_differ_only_in_them(owner: AbstractBaseUse
                                                            cpu: Hardware) -> None:
     api, pages = readers(owner)
     probes = [("PASSED", "PASSED"), ("RUNTIME_ERROR", "INCORRECT_SHAPE"), ("PASSED", "INCORRECT_DTYPE")]
-    submissions = [probe(owner, problem, cpu, verdicts) for verdicts in probes]
+    submissions = [factories.make_probe(owner, problem, cpu, verdicts, WHEN) for verdicts in probes]
     views = [api_views(submission_id, api) for submission_id in submissions]
     hidden = [view["owner"][1]["evaluations"][0]["hidden"] for view in views]
     assert [(h["passed"], h["score"]) for h in hidden] == [(2, 0.5), (0, 0.0), (1, 0.25)]
