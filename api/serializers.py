@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.conf import settings
+from django.db import models
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
@@ -73,7 +74,7 @@ class VisibleResultsSerializer(serializers.ListSerializer):
     """Every list of results leaves the hidden rows out, whoever asks (an owner, an admin, a page)."""
 
     def to_representation(self, data: Any) -> list[dict[str, Any]]:
-        rows = data.all() if hasattr(data, "all") else data
+        rows = data.all() if isinstance(data, models.manager.BaseManager) else data  # as DRF's own
         return [self.child.to_representation(row) for row in rows if not is_hidden(row)]
 
 
