@@ -1,13 +1,16 @@
-"""What the API reads and writes. Hidden workloads show only their verdict and score."""
+"""What the API reads and writes. Hidden workloads show only as one aggregate per evaluation
+(evaluator.hidden_results): never a row of their own."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from django.conf import settings
+from django.db import models
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from evaluator.hidden_results import hidden_summary, is_hidden
 from evaluator.jobs import SolutionError, SolutionFiles, SourceTooLarge, check_size
 from evaluator.models import Evaluation, WorkloadResult, public_environment
 from leaderboard.lookup import current_problem
@@ -67,36 +70,49 @@ class ProblemDetailSerializer(ProblemSerializer):
         fields = [*ProblemSerializer.Meta.fields, "definition", "workloads"]
 
 
-class WorkloadResultSerializer(serializers.Serializer):
-    """A visible workload's whole row; a hidden one's verdict and score only."""
+class VisibleResultsSerializer(serializers.ListSerializer):
+    """Every list of results leaves the hidden rows out, whoever asks (an owner, an admin, a page)."""
 
-    visibility = serializers.ChoiceField(choices=[Workload.VISIBLE, Workload.HIDDEN])
+    def to_representation(self, data: Any) -> list[dict[str, Any]]:
+        rows = data.all() if isinstance(data, models.manager.BaseManager) else data  # as DRF's own
+        return [self.child.to_representation(row) for row in rows if not is_hidden(row)]
+
+
+class WorkloadResultSerializer(serializers.Serializer):
+    """A visible workload's whole row. Hidden workloads have none (HiddenSummarySerializer)."""
+
+    visibility = serializers.ChoiceField(choices=[Workload.VISIBLE])
     status = serializers.CharField()
     score = serializers.FloatField()
-    uuid = serializers.CharField(required=False, help_text="visible workloads only")
-    axes = serializers.DictField(child=serializers.IntegerField(), required=False,
-                                 help_text="visible workloads only")
-    smoke = serializers.BooleanField(required=False, help_text="visible workloads only")
-    message = serializers.CharField(required=False, help_text="visible workloads only")
-    latency_ms = serializers.FloatField(required=False, allow_null=True, help_text="visible workloads only")
-    reference_latency_ms = serializers.FloatField(required=False, allow_null=True,
-                                                  help_text="visible workloads only")
-    baseline_latency_ms = serializers.FloatField(required=False, allow_null=True,
-                                                 help_text="visible workloads only")
-    sol_ms = serializers.FloatField(required=False, help_text="visible workloads only")
-    below_sol = serializers.BooleanField(required=False, help_text="visible workloads only")
+    uuid = serializers.CharField()
+    axes = serializers.DictField(child=serializers.IntegerField())
+    smoke = serializers.BooleanField()
+    message = serializers.CharField()
+    latency_ms = serializers.FloatField(allow_null=True)
+    reference_latency_ms = serializers.FloatField(allow_null=True)
+    baseline_latency_ms = serializers.FloatField(allow_null=True)
+    sol_ms = serializers.FloatField()
+    below_sol = serializers.BooleanField()
+
+    class Meta:
+        list_serializer_class = VisibleResultsSerializer
 
     def to_representation(self, instance: WorkloadResult) -> dict[str, Any]:
+        if is_hidden(instance):
+            raise ValueError("a hidden workload's result is shown as part of its aggregate only")
         workload = instance.workload
-        row: dict[str, Any] = {"visibility": workload.visibility, "status": instance.status,
-                               "score": instance.score}
-        if workload.visibility == Workload.HIDDEN:
-            return row
-        return {**row, "uuid": workload.uuid, "axes": workload.axes, "smoke": workload.smoke,
+        return {"visibility": workload.visibility, "status": instance.status, "score": instance.score,
+                "uuid": workload.uuid, "axes": workload.axes, "smoke": workload.smoke,
                 "message": instance.message, "latency_ms": instance.latency_ms,
                 "reference_latency_ms": instance.reference_latency_ms,
                 "baseline_latency_ms": instance.baseline_latency_ms, "sol_ms": instance.sol_ms,
                 "below_sol": instance.below_sol}
+
+
+class HiddenSummarySerializer(serializers.Serializer):
+    passed = serializers.IntegerField(help_text="hidden workloads passed")
+    total = serializers.IntegerField(help_text="hidden workloads run")
+    score = serializers.FloatField(help_text="the mean score over the hidden workloads (failed ones 0)")
 
 
 class EvaluationSerializer(serializers.ModelSerializer):
@@ -116,11 +132,19 @@ class PublicEnvironmentField(serializers.JSONField):
 
 
 class EvaluationDetailSerializer(EvaluationSerializer):
-    results = WorkloadResultSerializer(many=True, read_only=True)
+    results = WorkloadResultSerializer(many=True, read_only=True,
+                                       help_text="the visible workloads' results (hidden ones: `hidden`)")
+    hidden = serializers.SerializerMethodField()
     environment = PublicEnvironmentField(read_only=True)
 
     class Meta(EvaluationSerializer.Meta):
-        fields = [*EvaluationSerializer.Meta.fields, "aggregates", "environment", "results"]
+        fields = [*EvaluationSerializer.Meta.fields, "aggregates", "environment", "results", "hidden"]
+
+    @extend_schema_field(HiddenSummarySerializer(allow_null=True))
+    def get_hidden(self, evaluation: Evaluation) -> dict[str, Any] | None:
+        """The hidden workloads as one aggregate; null before results or without hidden workloads."""
+        summary = hidden_summary(evaluation)
+        return summary.to_dict() if summary else None
 
 
 class SubmissionSerializer(serializers.ModelSerializer):

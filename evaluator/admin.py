@@ -13,6 +13,7 @@ from leaderboard.admin import ReadOnlyMixin
 
 from . import services
 from .models import Evaluation, WorkloadResult
+from .probing import MIN_PROBES, WINDOW, suspected_probes
 
 REVIEW_REASON = "after review in the admin"
 
@@ -24,11 +25,26 @@ class WorkloadResultInline(ReadOnlyMixin, admin.TabularInline):
     ordering = ["workload__position"]
 
 
+class HiddenProbingFilter(admin.SimpleListFilter):
+    """evaluator.probing: visible results the same, hidden passed counts not."""
+
+    title = "probing hidden workloads"
+    parameter_name = "probing"
+
+    def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin) -> list[tuple[str, str]]:
+        return [("suspected", f"suspected ({MIN_PROBES}+ alike, last {WINDOW.days} days)")]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Evaluation]) -> QuerySet[Evaluation]:
+        if self.value() == "suspected":
+            return queryset.filter(pk__in=suspected_probes())
+        return queryset
+
+
 @admin.register(Evaluation)
 class EvaluationAdmin(ReadOnlyMixin, admin.ModelAdmin):
     list_display = ["id", "submission", "hardware", "state", "attempts", "score", "reward_hack", "worker",
                     "created"]
-    list_filter = ["state", "hardware", "reward_hack"]
+    list_filter = ["state", "hardware", "reward_hack", HiddenProbingFilter]
     search_fields = ["worker", "submission__owner__username", "submission__problem__name"]
     list_select_related = ["submission__owner", "submission__problem", "hardware"]
     date_hierarchy = "created"

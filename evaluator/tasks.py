@@ -28,6 +28,7 @@ from leaderboard.problems import harness_problem, stored_flops_by_uuid, workload
 from solarena.celery import app
 
 from . import services
+from .hidden_results import stored_progress
 from .models import Evaluation
 
 log = logging.getLogger(__name__)
@@ -119,17 +120,18 @@ def measure(evaluation: Evaluation, worker: str) -> dict[str, Any]:
     workloads = workloads_for(submission.problem, smoke=cpu)
     solution = SolutionFiles(dict(submission.sources), submission.entry)
 
-    # Verdicts only, in run order (visible workloads first): the page shows hidden ones as such.
+    # Verdicts in run order (visible workloads first); of the hidden ones only whether they started.
     index = {w.uuid: i for i, w in enumerate(workloads)}
-    progress: dict[str, Any] = {"visible": sum(w.visibility == "visible" for w in workloads),
-                                "statuses": [None] * len(workloads)}
+    visible = sum(w.visibility == "visible" for w in workloads)
+    statuses: list[str | None] = [None] * len(workloads)
 
     def on_progress(event: dict[str, Any]) -> None:
         position = index.get(str(event.get("uuid")))
         if position is None:
             return
         running = event.get("event") == "start"
-        progress["statuses"][position] = "running" if running else str(event.get("status", ""))
+        statuses[position] = "running" if running else str(event.get("status", ""))
+        progress = stored_progress(visible, len(workloads) - visible, statuses)
         try:
             renewed = services.renew_lease(evaluation.pk, worker, progress)
         except UNREACHABLE as exc:

@@ -452,7 +452,8 @@ def print_submission(document: Mapping[str, Any], console: Console) -> None:
         if evaluation.get("error"):
             console.print(f"  [red]error:[/red] {evaluation['error']}")
         results = evaluation.get("results") or []
-        if not results:
+        hidden = evaluation.get("hidden")
+        if not results and not hidden:
             continue
         table = Table(title=f"{document['problem']} on {evaluation['hardware']}")
         for column in ("workload", "vis", "axes", "status", "ms", "SOL ms", "SOL frac", "score"):
@@ -462,9 +463,6 @@ def print_submission(document: Mapping[str, Any], console: Console) -> None:
         for row in results:
             style = "green" if row["status"] == "PASSED" else "red"
             verdict = f"[{style}]{row['status']}[/{style}]"
-            if row.get("visibility") == "hidden":
-                table.add_row("(hidden)", "hid", "", verdict, "", "", "", _score(row.get("score")))
-                continue
             latency, sol = row.get("latency_ms"), row.get("sol_ms")
             fraction = f"{sol / latency:.3f}" if latency and sol else "-"
             axes = ",".join(f"{k}={v}" for k, v in (row.get("axes") or {}).items())
@@ -472,6 +470,10 @@ def print_submission(document: Mapping[str, Any], console: Console) -> None:
                           _score(row.get("score")))
             if row.get("message"):
                 notes.append(f"{row['uuid'][:22]}: {row['message']}")
+        if hidden:  # the server shows hidden workloads as one aggregate only
+            passed = f"{hidden['passed']} of {hidden['total']} passed"
+            table.add_row(f"({hidden['total']} hidden)", "hid", "", passed, "", "", "",
+                          _score(hidden.get("score")))
         console.print(table)
         for note in notes:
             console.print(note, highlight=False, markup=False)

@@ -1,6 +1,6 @@
 """What the submission page shows of each evaluation, built from prefetched rows (no queries):
-per-workload rows (hidden ones redacted by the API's serializer), live progress, the visible vs
-hidden summary, the fraction-of-SOL chart and the environment.
+visible workloads row by row, hidden ones as one aggregate (evaluator.hidden_results), live
+progress, the visible vs hidden summary, the fraction-of-SOL chart and the environment.
 
 Workload messages and the platform's error can quote the source (a compile error, a traceback), so
 they follow the source's visibility (submissions.visibility.can_view_source)."""
@@ -12,6 +12,7 @@ from typing import Any
 
 from api.serializers import WorkloadResultSerializer
 from evaluator.harness import status
+from evaluator.hidden_results import hidden_summary, shown_progress
 from evaluator.models import Evaluation
 from leaderboard import charts
 from leaderboard.templatetags.page_format import axes as axes_label
@@ -22,7 +23,7 @@ PRIVATE_ENVIRONMENT = ("host",)  # the worker's host name: the platform's, not t
 
 @dataclass(frozen=True)
 class Cell:
-    """One workload in the live progress strip."""
+    """One visible workload in the live progress strip, or all the hidden ones as one."""
 
     label: str
     state: str  # pending, running, passed, failed
@@ -33,21 +34,18 @@ class Cell:
 @dataclass(frozen=True)
 class Progress:
     cells: list[Cell]
-    done: int
-
-    @property
-    def total(self) -> int:
-        return len(self.cells)
+    done: int  # visible workloads with a verdict
+    visible: int
 
 
 def prepare(evaluation: Evaluation, details_visible: bool) -> Evaluation:
     """Attach rows, chart, summary, progress and environment to an evaluation for the templates."""
     evaluation.rows = [_row(data, details_visible)
                        for data in WorkloadResultSerializer(evaluation.results.all(), many=True).data]
-    visible = [row for row in evaluation.rows if row["visibility"] == "visible"]
+    evaluation.hidden = hidden_summary(evaluation)
     evaluation.chart = charts.fraction_chart(
-        [(_label(row), row["sol_fraction"], row["status"]) for row in visible],
-        hidden=len(evaluation.rows) - len(visible))
+        [(_label(row), row["sol_fraction"], row["status"]) for row in evaluation.rows],
+        hidden=evaluation.hidden.total if evaluation.hidden else 0)
     evaluation.summary = evaluation.aggregates or {}
     evaluation.live_progress = progress(evaluation) if evaluation.state == Evaluation.RUNNING else None
     environment = evaluation.environment or {}
@@ -58,21 +56,24 @@ def prepare(evaluation: Evaluation, details_visible: bool) -> Evaluation:
 
 
 def progress(evaluation: Evaluation) -> Progress | None:
-    """The strip of a running evaluation from what its worker last stored (Evaluation.progress)."""
-    stored = evaluation.progress or {}
-    statuses = stored.get("statuses")
-    if not isinstance(statuses, list) or not statuses:
+    """The strip of a running evaluation from what its worker last stored (Evaluation.progress):
+    a cell per visible workload, one for the hidden ones, running until the evaluation ends."""
+    visible, hidden, hidden_started = shown_progress(evaluation.progress or {})
+    if not visible and not hidden:
         return None
-    visible = int(stored.get("visible") or 0)
     cells = []
-    for i, verdict in enumerate(statuses):
-        hidden = i >= visible
-        label = f"hidden {i - visible + 1}" if hidden else f"visible {i + 1}"
+    for i, verdict in enumerate(visible):
+        label = f"visible {i + 1}"
         state = ("pending" if verdict is None else "running" if verdict == "running"
                  else "passed" if verdict == status.PASSED else "failed")
         title = f"{label}: {verdict if verdict not in (None, 'running') else state}"
-        cells.append(Cell(label, state, hidden, title))
-    return Progress(cells, sum(cell.state in ("passed", "failed") for cell in cells))
+        cells.append(Cell(label, state, False, title))
+    if hidden:
+        state = "running" if hidden_started else "pending"
+        label = f"{hidden} hidden workload{'s' if hidden != 1 else ''}"
+        cells.append(Cell(label, state, True, f"{label}: {state} (results as a whole, once scored)"))
+    done = sum(cell.state in ("passed", "failed") for cell in cells)
+    return Progress(cells, done, len(visible))
 
 
 def _row(data: dict[str, Any], details_visible: bool) -> dict[str, Any]:

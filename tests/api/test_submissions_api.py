@@ -1,5 +1,5 @@
 """POST/GET /api/v1/submissions/: creating (file upload or JSON sources), who sees what, refusing
-bad input without storing anything, cancelling, and hidden workloads redacted."""
+bad input without storing anything, cancelling, and hidden workloads as one aggregate."""
 
 from __future__ import annotations
 
@@ -190,24 +190,22 @@ def test_only_the_owner_cancels(problem: Problem, cpu: Hardware) -> None:
     assert evaluation.state == Evaluation.QUEUED
 
 
-def test_hidden_rows_show_only_status_and_score(problem: Problem, cpu: Hardware) -> None:
+def test_hidden_workloads_show_as_one_aggregate(problem: Problem, cpu: Hardware) -> None:
     evaluation = factories.make_evaluation(problem=problem, hardware=cpu)
     assert evaluations.claim(evaluation.pk, "worker-a") is not None
     report = factories.fake_report(evaluation, verdict="RUNTIME_ERROR", message="bad shape (8, 128)")
     assert evaluations.ingest(evaluation.pk, "worker-a", report)
     response = client_for(evaluation.submission.owner).get(detail(evaluation.submission_id))
     assert response.status_code == 200
-    rows = response.json()["evaluations"][0]["results"]
+    shown = response.json()["evaluations"][0]
     hidden = Workload.objects.filter(problem=problem, visibility=Workload.HIDDEN, smoke=True)
-    visible = [r for r in rows if r["visibility"] == "visible"]
-    assert len(rows) - len(visible) == hidden.count() > 0
-    for row in rows:
-        if row["visibility"] == "hidden":
-            assert set(row) == {"visibility", "status", "score"}
-            assert row["status"] == "RUNTIME_ERROR"
-        else:
-            assert row["message"] == "bad shape (8, 128)" and row["latency_ms"] == 1.0
-            assert row["axes"] and row["uuid"]
+    visible = Workload.objects.filter(problem=problem, visibility=Workload.VISIBLE, smoke=True)
+    assert hidden.exists()
+    assert [row["uuid"] for row in shown["results"]] == [w.uuid for w in visible.order_by("position")]
+    for row in shown["results"]:
+        assert row["visibility"] == "visible"
+        assert row["message"] == "bad shape (8, 128)" and row["latency_ms"] == 1.0 and row["axes"]
+    assert shown["hidden"] == {"passed": 0, "total": hidden.count(), "score": 0.5}
     text = response.content.decode()
     for workload in hidden:
         assert workload.uuid not in text

@@ -1,5 +1,5 @@
 """GET /submissions/<id>/ as a public page and /submissions/<id>/live/, the part htmx polls: live
-progress per workload, then the per-workload table, the visible vs hidden summary, the fraction-of-SOL
+progress per visible workload, then the per-workload table, the visible vs hidden summary, the fraction-of-SOL
 chart and the environment; the source and messages only where can_view_source allows."""
 
 from __future__ import annotations
@@ -117,10 +117,10 @@ def test_the_live_part_polls_until_every_evaluation_is_done(client: Client, owne
     Evaluation.objects.filter(pk=evaluation.pk).update(state=Evaluation.RUNNING, progress={
         "visible": 2, "statuses": ["PASSED", "INCORRECT_NUMERICAL", "running", None]})
     fragment = client.get(page(evaluation.submission_id, live=True)).content.decode()
-    assert "2 of 4 workloads done" in fragment
+    assert "2 of 2 visible workloads done" in fragment
     cells = re.findall(r'<span class="([\w ]+)" title="([^"]+)"></span>', fragment)
     assert cells == [("passed", "visible 1: PASSED"), ("failed", "visible 2: INCORRECT_NUMERICAL"),
-                     ("running hidden", "hidden 1: running"), ("pending hidden", "hidden 2: pending")]
+                     ("running hidden", "2 hidden workloads: running (results as a whole, once scored)")]
     scored(evaluation)
     fragment = client.get(page(evaluation.submission_id, live=True)).content.decode()
     assert "hx-get" not in fragment and "Workloads on cpu" in fragment  # polling stops here

@@ -1,6 +1,6 @@
 """GET /submissions/<id>/ (anyone; the source for the owner and staff, or once public),
 GET /submissions/, the cancel button and the owner's publish/unpublish button: live refresh while
-something is queued or running, hidden workloads redacted, everything escaped."""
+something is queued or running, hidden workloads as one aggregate, everything escaped."""
 
 from __future__ import annotations
 
@@ -98,24 +98,27 @@ def test_others_see_the_page_without_the_source_and_staff_with_it(
     assert "Publish the source" not in response.content.decode()  # only the owner publishes
 
 
-def test_hidden_rows_show_status_and_score_only(client: Client, owner: AbstractBaseUser, problem: Problem,
-                                                cpu: Hardware) -> None:
+def test_hidden_workloads_show_as_one_row_of_aggregates(client: Client, owner: AbstractBaseUser,
+                                                        problem: Problem, cpu: Hardware) -> None:
     evaluation = factories.make_evaluation(owner=owner, problem=problem, hardware=cpu)
-    visible, hidden = workloads(problem, 1, 0), workloads(problem, 0, 1)
+    visible, hidden = workloads(problem, 1, 0), workloads(problem, 0, 2)
     scored(evaluation, visible, message="visible-note")
     WorkloadResult.objects.create(
         evaluation=evaluation, workload=hidden[0], status="INCORRECT_NUMERICAL", message="hidden-secret",
         latency_ms=987.654, reference_latency_ms=876.543, baseline_latency_ms=765.432, sol_ms=654.321,
         score=0.0)
+    WorkloadResult.objects.create(evaluation=evaluation, workload=hidden[1], status="PASSED",
+                                  latency_ms=1.5, sol_ms=0.5, score=0.25)
     body = signed_in(client, owner).get(page(evaluation.submission_id)).content.decode()
     assert "visible-note 0" in body and "1.2500" in body and "0.400" in body  # fraction of SOL 0.5/1.25
-    assert "INCORRECT_NUMERICAL" in body and '<tr class="hidden-workload">' in body
-    for secret in ("hidden-secret", "987.6", "876.5", "765.4", "654.3", hidden[0].uuid):
+    for secret in ("INCORRECT_NUMERICAL", "hidden-secret", "987.6", "876.5", "765.4", "654.3",
+                   hidden[0].uuid, "hidden-workload\""):
         assert secret not in body, secret
-    start = body.index('<tr class="hidden-workload">')
+    start = body.index('<tr class="hidden-workloads">')
     row = body[start:body.index("</tr>", start)]
     cells = [cell.split("</td>")[0].split(">", 1)[-1] for cell in row.split("<td")[1:]]
-    assert cells == ["hidden", "INCORRECT_NUMERICAL", "", "", "", "", "", "", "0.000"]
+    assert cells == ["2 hidden workloads", "1 of 2 passed", "shown as a whole only", "", "", "", "", "",
+                     "0.125"]
 
 
 def test_everything_is_escaped(client: Client, owner: AbstractBaseUser, problem: Problem,
@@ -171,7 +174,7 @@ def test_the_page_takes_the_same_queries_however_many_rows(
         with CaptureQueriesContext(connection) as captured:
             response = client.get(page(first.submission_id))
         assert response.status_code == 200
-        assert response.content.decode().count("<tr") == 1 + 2 + 2 * (1 + visible + hidden)
+        assert response.content.decode().count("<tr") == 1 + 2 + 2 * (1 + visible + 1)
         return len(captured)
 
     assert queries(1, 1) == queries(3, 3)

@@ -143,3 +143,32 @@ def make_agent_run(owner: AbstractBaseUser, name: str, scores: dict[Problem, flo
 def make_participant(name: str | None = None) -> AbstractBaseUser:
     """A user without a usable password: no password hashing, so tests can make many quickly."""
     return get_user_model().objects.create_user(name or f"user{next(_names)}")
+
+
+def make_probe(owner: AbstractBaseUser, problem: Problem, cpu: Hardware, hidden_verdicts: tuple[str, ...],
+               when: Any = None) -> int:
+    """A scored submission whose hidden workloads got these verdicts, in run order; a failed one's
+    message and times quote its shape, as the harness's would before ingestion redacts them. `when`:
+    its one time for every timestamp, so that probes read alike."""
+    from evaluator import services
+    from leaderboard.scoring import WorkloadOutcome, problem_aggregates
+
+    evaluation = make_evaluation(owner=owner, problem=problem, hardware=cpu)
+    assert services.claim(evaluation.pk, "probe-worker") is not None
+    report = fake_report(evaluation, 0.5)
+    hidden = [row for row in report["workloads"] if row["visibility"] == Workload.HIDDEN]
+    assert len(hidden) == len(hidden_verdicts)
+    for row, verdict in zip(hidden, hidden_verdicts, strict=True):
+        if verdict != "PASSED":
+            shape = tuple(row["axes"].values())
+            row.update(status=verdict, score=0.0, message=f"got shape {shape}", latency_ms=sum(shape) / 7)
+    report["aggregates"] = problem_aggregates([
+        WorkloadOutcome(uuid=r["uuid"], visibility=r["visibility"], status=r["status"],
+                        kernel_ms=r["latency_ms"], reference_ms=r["reference_latency_ms"],
+                        baseline_ms=r["baseline_latency_ms"], sol_ms=r["sol_ms"], score=r["score"])
+        for r in report["workloads"]]).to_dict()
+    assert services.ingest(evaluation.pk, "probe-worker", report)
+    if when is not None:
+        Evaluation.objects.filter(pk=evaluation.pk).update(created=when, started_at=when, finished_at=when)
+        Submission.objects.filter(pk=evaluation.submission_id).update(created=when)
+    return evaluation.submission_id
