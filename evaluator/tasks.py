@@ -118,6 +118,7 @@ def measure(evaluation: Evaluation, worker: str) -> dict[str, Any]:
     cpu = hardware.slug == "cpu"
     problem = harness_problem(submission.problem)
     workloads = workloads_for(submission.problem, smoke=cpu)
+    flops = stored_flops_by_uuid(submission.problem)  # read now: the database may be away later
     solution = SolutionFiles(dict(submission.sources), submission.entry)
 
     # Verdicts in run order (visible workloads first); of the hidden ones only whether they started.
@@ -151,7 +152,7 @@ def measure(evaluation: Evaluation, worker: str) -> dict[str, Any]:
         outcome = run_harness(job_dir, [w.uuid for w in workloads],
                               supervise_options(cpu), progress=on_progress)
     return build_report(problem.definition, workloads, outcome, get_hardware(hardware.slug),
-                        hardware.calibrated or None, stored_flops_by_uuid(submission.problem))
+                        hardware.calibrated or None, flops)
 
 
 def supervise_options(cpu: bool) -> SuperviseOptions:
