@@ -1,10 +1,17 @@
 """/api/v1/: the version is in the prefix; a new one would mount beside it."""
 
+from csp.decorators import csp_replace
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework.routers import DefaultRouter
 
 from . import boards, traces, views
+
+# Swagger UI: drf-spectacular's page starts it with an inline script and loads it from its CDN.
+SWAGGER_CDN = "https://cdn.jsdelivr.net"
+SWAGGER_POLICY = {"script-src": ["'self'", "'unsafe-inline'", SWAGGER_CDN],
+                  "style-src": ["'self'", "'unsafe-inline'", SWAGGER_CDN],
+                  "img-src": ["'self'", "data:", SWAGGER_CDN]}
 
 router = DefaultRouter(trailing_slash=True)
 router.include_root_view = False
@@ -21,5 +28,6 @@ urlpatterns = [
          name="category-leaderboard"),
     path("leaderboards/<str:problem>/<slug:hardware>/", views.LeaderboardView.as_view(), name="leaderboard"),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
-    path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    path("docs/", csp_replace(SWAGGER_POLICY)(SpectacularSwaggerView.as_view(url_name="api-schema")),
+         name="api-docs"),
 ]

@@ -26,4 +26,5 @@ urlpatterns = [
     path("agents/<str:owner>/<anytext:name>/", page_views.agent, name="agent"),
     path("hardware/", page_views.hardware_list, name="hardware_list"),
     path("hardware/<slug:slug>/", page_views.hardware_detail, name="hardware"),
+    path("highlight.css", page_views.highlight_css, name="highlight_css"),
 ]

@@ -144,6 +144,17 @@ AUTH_PASSWORD_VALIDATORS = [
 ]
 INSTALLED_APPS.append("axes")
 MIDDLEWARE.append("axes.middleware.AxesMiddleware")  # last, as django-axes asks
+
+# Content-Security-Policy on every response (django-csp): scripts, styles and everything else
+# only from this site, nothing inline; the API's Swagger page loosens it for itself (api/urls.py).
+MIDDLEWARE.insert(MIDDLEWARE.index("django.middleware.security.SecurityMiddleware") + 1,
+                  "csp.middleware.CSPMiddleware")
+CONTENT_SECURITY_POLICY = {"DIRECTIVES": {
+    "default-src": ["'self'"], "script-src": ["'self'"], "style-src": ["'self'"],
+    "img-src": ["'self'", "data:"], "connect-src": ["'self'"], "font-src": ["'self'"],
+    "object-src": ["'none'"], "base-uri": ["'none'"], "frame-ancestors": ["'none'"],
+    "form-action": ["'self'"],
+}}
 AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "django.contrib.auth.backends.ModelBackend"]
 AXES_FAILURE_LIMIT = env_int("SOLARENA_LOGIN_FAILURE_LIMIT", 10)
 AXES_COOLOFF_TIME = timedelta(minutes=env_int("SOLARENA_LOGIN_LOCKOUT_MINUTES", 15))

@@ -35,7 +35,9 @@ def test_anyone_reads_the_description_code_and_visible_workloads(client: Client,
     body = response.content.decode()
     assert "<h2>Scale</h2>" in body and "<strong>two</strong>" in body
     assert '<pre class="highlight"><code><span class="kn">import</span>' in body  # the reference, highlighted
-    assert ".highlight .kn" in body  # its colours, in the page
+    assert 'href="/highlight.css"' in body  # its colours, a stylesheet of the site's (no inline style)
+    colours = client.get("/highlight.css")
+    assert colours["Content-Type"].startswith("text/css") and ".highlight .kn" in colours.content.decode()
     assert "Baseline" in body and "Starter kernel" not in body  # from_reference: no starter
     for workload, bounds in visible_sol_bounds(problem, [cpu, h200]):
         row = body[body.index(f"<code>{workload.uuid}</code>"):]
