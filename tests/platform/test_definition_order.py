@@ -59,7 +59,10 @@ def test_migration_puts_inputs_back_in_the_order_run_takes_them() -> None:
             [(as_jsonb_keeps_it,)] = cursor.fetchall()
         executor = MigrationExecutor(connection)
         executor.migrate(after)
-        repaired = Problem.objects.get().definition
+        with connection.cursor() as cursor:  # the model of today has columns of later migrations
+            cursor.execute("SELECT definition FROM leaderboard_problem")
+            [(stored,)] = cursor.fetchall()
+        repaired = stored if isinstance(stored, dict) else json.loads(stored)
     finally:
         executor = MigrationExecutor(connection)
         executor.migrate(executor.loader.graph.leaf_nodes())
