@@ -42,16 +42,6 @@ def empty_caches() -> Iterator[None]:
 
 
 @pytest.fixture
-def problem(db: Any) -> Problem:
-    return factories.make_problem()
-
-
-@pytest.fixture
-def cpu(db: Any) -> Hardware:
-    return factories.make_hardware("cpu")
-
-
-@pytest.fixture
 def owner(db: Any) -> AbstractBaseUser:
     return factories.make_user("prober")
 

@@ -19,16 +19,6 @@ from tests.platform import factories
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def problem(db: Any) -> Problem:
-    return factories.make_problem()
-
-
-@pytest.fixture
-def cpu(db: Any) -> Hardware:
-    return factories.make_hardware("cpu")
-
-
 def submit(owner: Any, problem: Problem, cpu: Hardware) -> Evaluation:
     return services.create_submission(owner, problem, factories.solution(), "python", [cpu]).evaluations.get()
 

@@ -29,16 +29,6 @@ from tests.platform import factories
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def problem(db: Any) -> Problem:
-    return factories.make_problem()
-
-
-@pytest.fixture
-def cpu(db: Any) -> Hardware:
-    return factories.make_hardware("cpu")
-
-
 @pytest.fixture(autouse=True)
 def no_messages() -> Any:
     with mock.patch.object(evaluations, "send") as send:
