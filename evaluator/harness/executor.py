@@ -28,7 +28,7 @@ from .integrity import Guard, IntegrityViolation
 from .l2 import reset_persisting_l2
 from .modules import LoadedSolution, SolutionLoadError, describe_exception, is_compile_error, load_solution
 from .problem import Definition, definition_from_json
-from .timing import flush_l2, time_batch
+from .timing import flush_l2, profiler_session, time_batch
 
 MAX_REPLY = 1 << 20
 
@@ -274,9 +274,7 @@ def _warm_up(device: torch.device) -> None:
     if device.type == "cuda":
         torch.cuda.set_device(device)
         torch.cuda.init()
-        from torch.profiler import ProfilerActivity, profile
-
-        with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]):
+        with profiler_session():
             torch.ones(16, device=device).add_(1)
             torch.cuda.synchronize(device)
 

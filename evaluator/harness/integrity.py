@@ -57,7 +57,9 @@ def _critical() -> list[tuple[str, Any, str]]:
     items += [(f"torch.Tensor.{n}", torch.Tensor, n)
               for n in ("clone", "copy_", "fill_", "zero_", "__eq__", "to")]
     items += [(f"torch.{n}", torch, n) for n in ("empty", "full", "Generator")]
-    items += [(f"torch.profiler.{n}", torch.profiler, n) for n in ("profile", "record_function")]
+    profiler = torch.autograd.profiler
+    items += [(f"torch.autograd.profiler.{n}", profiler, n) for n in ("profile", "record_function")]
+    items += _class_members("torch.autograd.profiler.profile", profiler.profile)
     items += [(f"threading.{n}", threading, n) for n in ("enumerate", "active_count")]
     items += [(f"builtins.{n}", builtins, n) for n in BUILTINS]
     items += [(f"json.{n}", json, n) for n in ("dumps", "loads")]
@@ -81,7 +83,7 @@ def _critical() -> list[tuple[str, Any, str]]:
 
 def _class_members(name: str, cls: type) -> list[tuple[str, Any, str]]:
     return [(f"{name}.{attr}", cls, attr) for attr in vars(cls) if not attr.startswith("__")
-            or attr in ("__init__", "__call__", "__eq__")]
+            or attr in ("__init__", "__call__", "__eq__", "__enter__", "__exit__")]
 
 
 def _read(owner: Any, attr: str) -> Any:

@@ -2,7 +2,7 @@
 
 On a GPU each timed call is preceded by a whole-device synchronization, a reset of persisting L2
 lines and an L2 flush, which is still running when the call's first launches reach the GPU; its
-time is read from the GPU's own activity records (CUPTI through torch.profiler): the span from the
+time is read from the GPU's own activity records (CUPTI through torch's profiler): the span from the
 first to the last kernel, copy or memset on any stream that the call launched (trace_spans).
 CUDA events and the host clock are recorded beside it as cross-checks, and the SM clock right
 after the call (gpu_clock.py): at the power limit times follow it. On the CPU (Triton
@@ -15,17 +15,16 @@ on the reporter's side.
 
 from __future__ import annotations
 
-import json
 import math
-import os
+import re
 import statistics
-import tempfile
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from time import perf_counter  # bound at import: a later patch of time.perf_counter misses it
 from typing import Any, Protocol
 
 import torch
+from torch.autograd.profiler import profile, record_function
 
 from .gpu_clock import sm_clock_mhz
 from .l2 import reset_persisting_l2
@@ -33,6 +32,7 @@ from .l2 import reset_persisting_l2
 ANNOTATION = "solarena_timed_call_"
 GPU_ACTIVITY = {"kernel", "gpu_memcpy", "gpu_memset"}
 LAUNCHES = {"cuda_runtime", "cuda_driver"}  # host-side calls that put work on the GPU
+RECORDED = GPU_ACTIVITY | LAUNCHES | {"user_annotation"}
 
 
 @dataclass(frozen=True)
@@ -164,10 +164,8 @@ def time_batch(invoke: Invoke, keep: Keep, count: int, device: torch.device, gat
 
 def _time_cuda(invoke: Invoke, keep: Keep, count: int, device: torch.device, gate: Gate,
                read_clock: bool) -> list[Sample]:
-    from torch.profiler import ProfilerActivity, profile, record_function
-
     host, events, clocks = [], [], []
-    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+    with profiler_session() as prof:
         for j in range(count):
             start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
             torch.cuda.synchronize(device)
@@ -221,18 +219,44 @@ def time_callable(prepare: Prepare, invoke: Invoke, verify: Keep, device: torch.
     return measure(run_batch, options, "gpu_activity" if device.type == "cuda" else "host")
 
 
+def profiler_session() -> Any:
+    """A profiler session recording host calls and GPU activities. torch.autograd.profiler's own
+    class: torch.profiler.profile asks `hasattr(torch, "_inductor")` when it starts, which imports
+    the compiler stack (dynamo, sympy; seconds) into every process on its first session."""
+    return profile(use_cpu=True, use_device="cuda", use_kineto=True)
+
+
 def activity_spans(prof: Any, count: int) -> list[float | None]:
     """Per timed call: ms from the first GPU activity start to the last end of what the call
-    launched (trace_spans)."""
-    fd, path = tempfile.mkstemp(suffix=".json")
-    os.close(fd)
-    try:
-        prof.export_chrome_trace(path)
-        with open(path, encoding="utf-8") as fh:
-            trace = json.load(fh)
-    finally:
-        os.unlink(path)
-    return trace_spans(trace.get("traceEvents", []), count)
+    launched (trace_spans), read from the session's records in memory (exporting and parsing a
+    trace file cost about 18 ms a session)."""
+    events = []
+    for e in prof.kineto_results.events():
+        cat = _category(e)
+        if cat is None:
+            continue
+        correlation = e.correlation_id() if cat != "user_annotation" else None
+        events.append({"name": e.name(), "cat": cat, "ts": e.start_ns() / 1e3, "dur": e.duration_ns() / 1e3,
+                       "args": {"correlation": correlation or None}})
+    return trace_spans(events, count)
+
+
+_API_CALL = re.compile(r"cu(da)?[A-Z]")  # cudaLaunchKernel (runtime), cuLaunchKernelEx (driver)
+
+
+def _category(event: Any) -> str | None:
+    """The record's category as the exported trace names it, where it matters here. Older torch
+    (2.11) has no activity_type(): there a GPU record that is no annotation is an activity, and a
+    host record named like a CUDA runtime or driver call is a launch (torch's own operators, whose
+    correlation ids come from another counter, are named namespace::op)."""
+    if hasattr(event, "activity_type"):
+        cat = event.activity_type()
+        return cat if cat in RECORDED else None
+    if event.is_user_annotation():
+        return "user_annotation" if event.device_type() == torch.autograd.DeviceType.CPU else None
+    if event.device_type() == torch.autograd.DeviceType.CUDA:
+        return "kernel"
+    return "cuda_runtime" if _API_CALL.match(event.name()) else None
 
 
 def trace_spans(events: list[dict[str, Any]], count: int) -> list[float | None]:
