@@ -132,14 +132,18 @@ def _build_extension(root: Path, spec: dict[str, Any], func_name: str) -> Callab
     cutlass = os.environ.get("CUTLASS_DIR", "/usr/local/cutlass")
     build_dir = root / ".build"
     build_dir.mkdir(exist_ok=True)
+    includes, link_flags = [str(root), f"{cutlass}/include", f"{cutlass}/tools/util/include"], []
+    if "cudnn" in solution_languages(spec):
+        more_includes, link_flags = _pip_library("cudnn", build_dir)
+        includes += more_includes
     try:
         module = cpp_extension.load(
             name="solarena_ext",
             sources=sources,
             extra_cflags=[str(f) for f in options.get("cflags", ["-O3"])],
             extra_cuda_cflags=[str(f) for f in options.get("cuda_cflags", DEFAULT_CUDA_CFLAGS)],
-            extra_ldflags=[str(f) for f in options.get("ld_flags", DEFAULT_LD_FLAGS)],
-            extra_include_paths=[str(root), f"{cutlass}/include", f"{cutlass}/tools/util/include"],
+            extra_ldflags=[str(f) for f in options.get("ld_flags", DEFAULT_LD_FLAGS)] + link_flags,
+            extra_include_paths=includes,
             build_directory=str(build_dir),
             verbose=False,
         )
@@ -149,6 +153,26 @@ def _build_extension(root: Path, spec: dict[str, Any], func_name: str) -> Callab
     if not callable(run):
         raise SolutionLoadError(f"the built extension exports no function {func_name}")
     return run
+
+
+def _pip_library(name: str, build_dir: Path) -> tuple[list[str], list[str]]:
+    """Include folders and link flags for an NVIDIA library installed by pip (nvidia-cudnn-cu*,
+    beside torch), where the CUDA toolkit's own folders lack it. Such a package ships only the
+    versioned file (libcudnn.so.9), so the unversioned name `-lcudnn` asks for is linked under
+    the build folder. Nothing where the package is absent."""
+    spec = importlib.util.find_spec(f"nvidia.{name}") if importlib.util.find_spec("nvidia") else None
+    if spec is None or not spec.submodule_search_locations:
+        return [], []
+    home = Path(next(iter(spec.submodule_search_locations)))
+    libraries = sorted((home / "lib").glob(f"lib{name}.so.*"), key=lambda p: len(p.name))
+    if not libraries:
+        return [], []
+    links = build_dir / "lib"
+    links.mkdir(exist_ok=True)
+    unversioned = links / f"lib{name}.so"
+    if not unversioned.exists():
+        unversioned.symlink_to(libraries[0])
+    return [str(home / "include")], [f"-L{links}", f"-Wl,-rpath,{home / 'lib'}"]
 
 
 def describe_exception(exc: BaseException, user_file: Path | None = None) -> str:
