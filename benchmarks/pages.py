@@ -115,8 +115,10 @@ def main() -> int:
         alone, _ = measure(web, urls, args.alone, 1, args.seed)
         load = os.getloadavg()[0]
         print(f"{args.clients} clients, {args.requests} requests per page kind", flush=True)
+        cpu_before = web_cpu_seconds(web)
         with Churn(args.writes, seeded, args.seed) as churn:
             samples, seconds = measure(web, urls, args.requests, args.clients, args.seed)
+        web_cpu = web_cpu_seconds(web) - cpu_before
     finally:
         stop(web)
         from django.db import connections
@@ -127,6 +129,7 @@ def main() -> int:
     report = summarize(samples, alone, seconds, seeded, args, setup_seconds, time.monotonic() - started)
     report["load_average_before"] = round(load, 1)
     report["writes"] = {"per_second": args.writes, "done": churn.done}
+    report["web_cpu_seconds"] = round(web_cpu, 1)
     written = write_report(args.out_dir, report, args)
     print(written.read_text())
     return 0 if report["targets_met"] else 1
@@ -192,6 +195,22 @@ def start_web(env: dict[str, str], logs: Path, workers: int) -> Web:
             if process.poll() is not None or time.monotonic() > deadline:
                 raise SystemExit(f"gunicorn did not start:\n{log.read_text()[-3000:]}") from None
             time.sleep(0.3)
+
+
+def web_cpu_seconds(web: Web) -> float:
+    """CPU time the gunicorn processes (the master and its workers) have used so far, from /proc:
+    what the pages cost, including any work done after a response was sent."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:  # a process that ended meanwhile
+            continue
+        pid, ppid = int(stat.parent.name), int(fields[1])
+        if web.process.pid in (pid, ppid):
+            total += int(fields[11]) + int(fields[12])  # utime and stime
+    return total / ticks
 
 
 def stop(web: Web) -> None:
@@ -369,10 +388,9 @@ class Churn:
 
         from evaluator.models import Evaluation
 
-        models = (Evaluation.objects.filter(state=Evaluation.SCORED, reward_hack=False)
-                  .exclude(submission_id__in=self.avoid).order_by("?")
-                  .values_list("pk", flat=True)[:2000])
-        templates = list(models)
+        templates = list(Evaluation.objects.filter(state=Evaluation.SCORED, reward_hack=False)
+                         .exclude(submission_id__in=self.avoid).order_by("?")
+                         .values_list("pk", flat=True)[:2000])
         try:
             next_at = time.monotonic()
             while not self.stop.is_set():
@@ -501,6 +519,10 @@ def render(r: dict[str, Any], before: dict[str, Any] | None) -> str:
            "from its kept copy (run with --writes to see pages made again under the reads)"]),
         f"- machine: {r['machine']}",
         f"- load average (1 min) just before the concurrent run: {r.get('load_average_before', '?')}",
+        *([f"- CPU time of the web processes during the concurrent run: {r['web_cpu_seconds']} s, "
+           f"{r['web_cpu_seconds'] * 1e3 / sum(k['requests'] for k in r['kinds'].values()):.1f} ms per "
+           "request (pages made again after their response was sent included)"]
+          if "web_cpu_seconds" in r else []),
         f"- {r['requests_per_second']} requests/s over {r['measure_seconds']} s; the whole run "
         f"{r['total_seconds']} s ({r['setup_seconds']} s of it creating, migrating and seeding)",
         "",
