@@ -206,8 +206,8 @@ def seed_users(count: int, rng: random.Random, now: datetime) -> tuple[list[int]
                            "is_staff", "is_active", "date_joined"),
               ((uid, password, False, name, "", "", f"{name}@example.org", False, True,
                 now - timedelta(days=200)) for uid, name in names.items()))
-    copy_rows(Profile, ("id", "user", "team", "updated"),
-              ((uid, uid, f"team-{rng.randrange(20)}" if rng.random() < 0.35 else "", now) for uid in names))
+    copy_rows(Profile, ("id", "user", "team"),
+              ((uid, uid, f"team-{rng.randrange(20)}" if rng.random() < 0.35 else "") for uid in names))
     return list(names), names
 
 
