@@ -136,8 +136,6 @@ def public_page(params: Iterable[str] = (),
 def _canonical_query(request: HttpRequest, known: frozenset[str]) -> str | None:
     """The query the page is kept under: the known parameters, sorted; None when the request names
     another parameter or one twice (it is redirected to the URL without them)."""
-    if request.method not in ("GET", "HEAD"):
-        return ""
     if any(k not in known or len(request.GET.getlist(k)) > 1 for k in request.GET):
         return None
     return urlencode(sorted(request.GET.items()))
@@ -145,23 +143,20 @@ def _canonical_query(request: HttpRequest, known: frozenset[str]) -> str | None:
 
 def _served_for_a_while(key: str, make: Callable[[], HttpResponse], request: HttpRequest) -> HttpResponse:
     copy = _copy(key, versioned=False)
-    age = clock() - copy.made if copy else STALE
-    if age < FRESH:
-        return copy.response()  # type: ignore[union-attr]
-    if age < STALE:
-        if not _lock(key):
-            return copy.response()  # type: ignore[union-attr]  # another process is making it
+    if copy is None or clock() - copy.made >= STALE:
+        return _make(key, make, request, STALE + 1)
+    if clock() - copy.made < FRESH or not _lock(key):  # fresh, or another process is making it again
+        return copy.response()
 
-        def remake() -> None:
-            try:
-                _make(key, make, request, STALE + 1)
-            except Exception:  # the served copy stands; the next process past STALE tries again
-                log.exception("remaking a page failed")
-            finally:
-                _delete(f"lock:{key}")
+    def remake() -> None:
+        try:
+            _make(key, make, request, STALE + 1)
+        except Exception:  # the served copy stands; past STALE a request makes the page itself
+            log.exception("remaking a page failed")
+        finally:
+            _delete(f"lock:{key}")
 
-        return _ThenRemake(copy, remake)  # type: ignore[arg-type]
-    return _make(key, make, request, STALE + 1)
+    return _ThenRemake(copy, remake)
 
 
 def _local() -> BaseCache | None:
