@@ -9,8 +9,6 @@ from django.db import models
 class Profile(models.Model):
     user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="profile")
     team = models.CharField(max_length=100, blank=True, help_text="shown next to the name on boards")
-    updated = models.DateTimeField(auto_now=True, db_index=True,
-                                   help_text="last change (part of the pages' version: teams are on boards)")
 
     def __str__(self) -> str:
         return f"profile of {self.user}"

@@ -7,10 +7,7 @@ import secrets
 from datetime import timedelta
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import transaction
 from django.utils import timezone
-
-from leaderboard.models import LeaderboardEntry
 
 from .models import ApiToken, Profile
 
@@ -30,13 +27,10 @@ def profile_of(user: AbstractBaseUser) -> Profile:
 
 
 def set_team(user: AbstractBaseUser, team: str) -> Profile:
-    """The team shown beside the user's name. Their board entries are touched with it, so every
-    board's version (leaderboard.boards.version) moves and the cached boards show it at once."""
-    with transaction.atomic():
-        profile = profile_of(user)
-        profile.team = team
-        profile.save()
-        LeaderboardEntry.objects.filter(user=user).update(updated=timezone.now())
+    """The team shown beside the user's name."""
+    profile = profile_of(user)
+    profile.team = team
+    profile.save()
     return profile
 
 

@@ -1,7 +1,7 @@
 """Dispatch latency: from a submission's commit to a worker's claim (Evaluation.started_at), with
 PostgreSQL, Redis and one idle real Celery worker on the CPU queue.
 
-    python benchmarks/dispatch_latency.py [-n 20] [--database-url URL] [--broker-url URL]
+    python benchmarks/dispatch_latency.py [-n 20] [--database-url URL] [--broker-url URL] [--out FILE]
 
 Each submission is created only after the previous evaluation finished, so the worker is idle
 when the message arrives. Writes docs/benchmarks/dispatch-latency.md. Target: median under 1 s.
@@ -29,6 +29,7 @@ def main() -> int:
     parser.add_argument("-n", type=int, default=20, help="submissions, one at a time")
     parser.add_argument("--database-url", default="postgres://postgres@127.0.0.1:5432/solarena_bench")
     parser.add_argument("--broker-url", default="redis://127.0.0.1:6379/9")
+    parser.add_argument("--out", type=Path, default=OUT, help="the report (Markdown)")
     args = parser.parse_args()
     os.environ.update(DATABASE_URL=args.database_url, CELERY_BROKER_URL=args.broker_url,
                       DJANGO_SETTINGS_MODULE="solarena.settings",
@@ -49,7 +50,7 @@ def main() -> int:
     finally:
         worker.terminate()
         worker.wait(30)
-    write_report(latencies)
+    write_report(latencies, args.out)
     return 0
 
 
@@ -108,7 +109,7 @@ def measure(n: int, log: Path) -> list[float]:
     return latencies
 
 
-def write_report(latencies: list[float]) -> None:
+def write_report(latencies: list[float], out: Path) -> None:
     ordered = sorted(latencies)
     median = statistics.median(ordered)
     p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
@@ -127,8 +128,8 @@ def write_report(latencies: list[float]) -> None:
         f"- min / max: {ordered[0] * 1000:.1f} / {ordered[-1] * 1000:.1f} ms",
         "",
     ]
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text("\n".join(lines), encoding="utf-8")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text("\n".join(lines), encoding="utf-8")
     print("\n".join(lines))
 
 

@@ -79,8 +79,7 @@ def main() -> int:
                         help="measure a database kept by an earlier run (migrated first), without seeding")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--writes", type=float, default=0.0,
-                        help="evaluations scored per second while the clients read (0: none): each "
-                             "moves the pages' versions, so pages are made again, not only served")
+                        help="evaluations scored and ranked per second while the clients read (0: none)")
     parser.add_argument("--before", type=Path, help="an earlier run's JSON, compared in the Markdown")
     parser.add_argument("--suffix", default="", help="added to the report's file names")
     parser.add_argument("--note", default="", help="a sentence for the report (where it was measured)")
@@ -116,8 +115,10 @@ def main() -> int:
         alone, _ = measure(web, urls, args.alone, 1, args.seed)
         load = os.getloadavg()[0]
         print(f"{args.clients} clients, {args.requests} requests per page kind", flush=True)
+        cpu_before = web_cpu_seconds(web)
         with Churn(args.writes, seeded, args.seed) as churn:
             samples, seconds = measure(web, urls, args.requests, args.clients, args.seed)
+        web_cpu = web_cpu_seconds(web) - cpu_before
     finally:
         stop(web)
         from django.db import connections
@@ -128,6 +129,7 @@ def main() -> int:
     report = summarize(samples, alone, seconds, seeded, args, setup_seconds, time.monotonic() - started)
     report["load_average_before"] = round(load, 1)
     report["writes"] = {"per_second": args.writes, "done": churn.done}
+    report["web_cpu_seconds"] = round(web_cpu, 1)
     written = write_report(args.out_dir, report, args)
     print(written.read_text())
     return 0 if report["targets_met"] else 1
@@ -193,6 +195,22 @@ def start_web(env: dict[str, str], logs: Path, workers: int) -> Web:
             if process.poll() is not None or time.monotonic() > deadline:
                 raise SystemExit(f"gunicorn did not start:\n{log.read_text()[-3000:]}") from None
             time.sleep(0.3)
+
+
+def web_cpu_seconds(web: Web) -> float:
+    """CPU time the gunicorn processes (the master and its workers) have used so far, from /proc:
+    what the pages cost, including any work done after a response was sent."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:  # a process that ended meanwhile
+            continue
+        pid, ppid = int(stat.parent.name), int(fields[1])
+        if web.process.pid in (pid, ppid):
+            total += int(fields[11]) + int(fields[12])  # utime and stime
+    return total / ticks
 
 
 def stop(web: Web) -> None:
@@ -341,12 +359,12 @@ def measure(web: Web, urls: dict[str, list[str]], per_kind: int, clients: int,
 
 
 class Churn:
-    """What a busy deployment writes while its pages are read: `per_second` times a second, a queued
-    evaluation is scored and one h200 leaderboard entry is saved again with one more submission, as
-    rankings.py saves an entry for every scored evaluation that is not a new best. Each write moves
-    boards.global_version and one board's version, so every page kind is made again (from its
-    cached parts where those did not change) once after each write, per web process. The
-    evaluations whose pages are asked for are left alone. Changes the database (a kept one too)."""
+    """What a busy deployment writes while its pages are read: `per_second` times a second, a new
+    submission's evaluation is scored and ranked as ingestion ranks it (rankings.update_entry, in
+    one transaction): a copy of a scored one picked at random (its owner, problem, hardware and
+    sources), with a score around the original's, so some are new bests. The home page's latest,
+    the counts, the boards and the participants' pages change under the readers. The submissions
+    whose pages are asked for are left alone. Adds rows to the database (a kept one too)."""
 
     def __init__(self, per_second: float, seeded: dict[str, Any], seed: int) -> None:
         self.per_second, self.done = per_second, 0
@@ -366,27 +384,44 @@ class Churn:
             self.thread.join()
 
     def run(self) -> None:
-        from django.db import connection, transaction
-        from django.db.models import F
+        from django.db import connection
+
+        from evaluator.models import Evaluation
+
+        templates = list(Evaluation.objects.filter(state=Evaluation.SCORED, reward_hack=False)
+                         .exclude(submission_id__in=self.avoid).order_by("?")
+                         .values_list("pk", flat=True)[:2000])
+        try:
+            next_at = time.monotonic()
+            while not self.stop.is_set():
+                self.score_one(self.rng.choice(templates))
+                self.done += 1
+                next_at += 1 / self.per_second
+                self.stop.wait(max(0.0, next_at - time.monotonic()))
+        finally:
+            connection.close()
+
+    def score_one(self, template_id: int) -> None:
+        from django.db import transaction
         from django.utils import timezone
 
         from evaluator.models import Evaluation
-        from leaderboard.models import LeaderboardEntry
+        from leaderboard import rankings
+        from submissions.models import Submission
 
-        queued = list(Evaluation.objects.filter(state=Evaluation.QUEUED)
-                      .exclude(submission_id__in=self.avoid).values_list("pk", flat=True))
-        entries = list(LeaderboardEntry.objects.filter(hardware__slug="h200").values_list("pk", flat=True))
-        try:
-            while queued and not self.stop.wait(1 / self.per_second):
-                now = timezone.now()
-                with transaction.atomic():
-                    Evaluation.objects.filter(pk=queued.pop()).update(
-                        state=Evaluation.SCORED, started_at=now, finished_at=now, score=self.rng.random())
-                    LeaderboardEntry.objects.filter(pk=self.rng.choice(entries)).update(
-                        updated=now, submissions=F("submissions") + 1)
-                self.done += 1
-        finally:
-            connection.close()
+        template = Evaluation.objects.select_related("submission").get(pk=template_id)
+        old = template.submission
+        now = timezone.now()
+        with transaction.atomic():
+            submission = Submission.objects.create(owner_id=old.owner_id, problem_id=old.problem_id,
+                                                   language=old.language, sources=old.sources,
+                                                   entry=old.entry)
+            evaluation = Evaluation.objects.create(
+                submission=submission, hardware_id=template.hardware_id, state=Evaluation.SCORED,
+                attempts=1, seed=self.rng.getrandbits(62), started_at=now, finished_at=now,
+                environment=template.environment, aggregates=template.aggregates,
+                score=min(1.0, (template.score or 0.1) * self.rng.uniform(0.95, 1.05)))
+            rankings.update_entry(evaluation)
 
 
 # The report ----------------------------------------------------------------------------------
@@ -476,14 +511,18 @@ def render(r: dict[str, Any], before: dict[str, Any] | None) -> str:
         f"({r['trivial_p95_ms']} ms here) and under {TARGET_MS:g} ms: **{verdict}**.",
         "",
         *([f"**{r['note']}**", ""] if r["note"] else []),
-        *([f"- writes while the clients read: {r['writes']['done']} evaluations scored, "
-           f"{r['writes']['per_second']:g} a second, each also saving a leaderboard entry again "
-           "(`Churn` in the script): every page kind is made again after each write", ]
+        *([f"- writes while the clients read: {r['writes']['done']} evaluations scored and ranked, "
+           f"{r['writes']['per_second']:g} a second (`Churn` in the script: a new submission each, "
+           "its entry saved by `rankings.update_entry`)", ]
           if r.get("writes", {}).get("per_second") else
           ["- no writes while the clients read: after the warm-up every anonymous page is served "
            "from its kept copy (run with --writes to see pages made again under the reads)"]),
         f"- machine: {r['machine']}",
         f"- load average (1 min) just before the concurrent run: {r.get('load_average_before', '?')}",
+        *([f"- CPU time of the web processes during the concurrent run: {r['web_cpu_seconds']} s, "
+           f"{r['web_cpu_seconds'] * 1e3 / sum(k['requests'] for k in r['kinds'].values()):.1f} ms per "
+           "request (pages made again after their response was sent included)"]
+          if "web_cpu_seconds" in r else []),
         f"- {r['requests_per_second']} requests/s over {r['measure_seconds']} s; the whole run "
         f"{r['total_seconds']} s ({r['setup_seconds']} s of it creating, migrating and seeding)",
         "",

@@ -54,12 +54,10 @@ class Evaluation(models.Model):
         indexes = [
             models.Index(fields=["state", "enqueued_at"], name="evaluations_to_dispatch"),
             models.Index(fields=["state", "lease_until"], name="evaluations_to_reap"),
-            # the latest finished (home page), the last change (the agent board's cache version)
+            # the latest finished (home page)
             models.Index(fields=["finished_at", "id"], name="evaluations_by_finish"),
             # evaluations per state on a hardware page, read from the index alone
             models.Index(fields=["hardware", "state"], name="evaluations_by_hardware_state"),
-            # the last start (the pages' cache version: a claim changes what they show)
-            models.Index(fields=["started_at"], name="evaluations_by_start"),
         ]
 
     def __str__(self) -> str:

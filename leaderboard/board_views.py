@@ -24,7 +24,7 @@ from . import boards
 from .boards import Column
 from .lookup import current_problem
 from .models import Category, Hardware, Problem
-from .page_cache import cached, public_page, site_version
+from .page_cache import public_page
 
 FORMATS = ("html", "csv", "json")
 # Text a spreadsheet would run as a formula when a cell starts with it.
@@ -63,22 +63,22 @@ class Tab:
 
 @dataclass(frozen=True)
 class Rows:
-    """A board's rows, computed only when no rendering of them is cached under `key` (None: never
-    cached)."""
+    """A board's rows, computed only when the response needs them (not for a bad parameter)."""
 
     columns: tuple[Column, ...]
     compute: Callable[[], Sequence[Any]]
-    key: str | None = None
 
 
-@public_page(site_version)
+BOARD_PARAMS = ("format", "sort")
+
+
+@public_page(params=BOARD_PARAMS)
 def problem_board(request: HttpRequest, problem: str, hardware: str) -> HttpResponse:
     current = current_problem(problem, Problem.objects.select_related("category"))
     if current is None:
         raise Http404(f"no problem {problem!r}")
     hw, tabs = _hardware(hardware)
-    rows = Rows(boards.PROBLEM_COLUMNS, lambda: boards.problem_board(current, hw).rows,
-                f"problem:{current.pk}:{hw.pk}:{boards.version([current.pk], hw)}")
+    rows = Rows(boards.PROBLEM_COLUMNS, lambda: boards.problem_board(current, hw).rows)
     meta = {"board": "problem", "problem": current.name, "version": current.version,
             "category": current.category.slug, "task_type": current.task_type, "hardware": hw.slug}
     context = {"problem": current, "hardware": hw, "all_hardware": tabs,
@@ -87,7 +87,7 @@ def problem_board(request: HttpRequest, problem: str, hardware: str) -> HttpResp
                     lambda slug: reverse("problem-board", args=[current.slug, slug]))
 
 
-@public_page(site_version)
+@public_page(params=(*BOARD_PARAMS, "task_type"))
 def category_board(request: HttpRequest, category: str, hardware: str) -> HttpResponse:
     cat = get_object_or_404(Category, slug=category)
     hw, tabs = _hardware(hardware)
@@ -96,9 +96,7 @@ def category_board(request: HttpRequest, category: str, hardware: str) -> HttpRe
     except BadRequest as exc:
         return bad_request(request, str(exc))
     problems = boards.current_problems(cat, task_type)
-    ids = [p.pk for p in problems]
-    rows = Rows(boards.CATEGORY_COLUMNS, lambda: boards.category_board(cat, hw, task_type, problems).rows,
-                f"category:{task_type or ''}:{','.join(map(str, ids))}:{hw.pk}:{boards.version(ids, hw)}")
+    rows = Rows(boards.CATEGORY_COLUMNS, lambda: boards.category_board(cat, hw, task_type, problems).rows)
     meta = {"board": "category", "category": cat.slug, "task_type": task_type, "hardware": hw.slug,
             "problems": [p.name for p in problems]}
     context = {"category": cat, "hardware": hw, "all_hardware": tabs, "task_type": task_type,
@@ -108,11 +106,10 @@ def category_board(request: HttpRequest, category: str, hardware: str) -> HttpRe
                     lambda slug: reverse("category-board", args=[cat.slug, slug]))
 
 
-@public_page(site_version)
+@public_page(params=BOARD_PARAMS)
 def agent_board(request: HttpRequest, hardware: str) -> HttpResponse:
     hw, tabs = _hardware(hardware)
-    rows = Rows(boards.AGENT_COLUMNS, lambda: boards.agent_board(hw).rows,
-                f"agents:{hw.pk}:{site_version(request)}")
+    rows = Rows(boards.AGENT_COLUMNS, lambda: boards.agent_board(hw).rows)
     return _respond(request, rows, "leaderboard/board_agents.html", {"hardware": hw, "all_hardware": tabs},
                     {"board": "agents", "hardware": hw.slug},
                     lambda slug: reverse("agent-board", args=[slug]))
@@ -140,8 +137,7 @@ def bad_request(request: HttpRequest, message: str) -> HttpResponse:
 
 def _respond(request: HttpRequest, rows: Rows, template: str, context: dict[str, Any], meta: dict[str, Any],
              url_on: Callable[[str], str]) -> HttpResponse:
-    """The board as a page or a download, sorted as asked; the rendered rows come from the cache
-    when the board's entries have not changed since they were rendered."""
+    """The board as a page or a download, sorted as asked."""
     fmt = request.GET.get("format") or "html"
     sort = request.GET.get("sort", "")
     columns = rows.columns
@@ -159,19 +155,18 @@ def _respond(request: HttpRequest, rows: Rows, template: str, context: dict[str,
     name = "-".join(filter(None, [meta.get("problem") or meta.get("category") or meta["board"],
                                   meta.get("task_type") if meta["board"] == "category" else None,
                                   meta["hardware"]]))
-    key = f"board:{rows.key}:{fmt}:{sort}" if rows.key else None
     if fmt == "csv":
-        return _download(cached(key, lambda: _csv(ordered(), columns)), "text/csv", name, "csv")
+        return _download(_csv(ordered(), columns), "text/csv", name, "csv")
     if fmt == "json":
-        text = cached(key, lambda: _json(ordered(), columns, {**meta, "sort": sort or "rank"}))
-        return _download(text, "application/json", name, "json")
+        return _download(_json(ordered(), columns, {**meta, "sort": sort or "rank"}), "application/json",
+                         name, "json")
     query = request.GET.copy()
     hardware: list[Hardware] = context["all_hardware"]
     current: Hardware = context["hardware"]
     return render(request, template, {
         **context,
         "headers": _headers(query, columns, sort),
-        "body": mark_safe(cached(key, lambda: _body(ordered(), columns))),  # escaped by _body
+        "body": mark_safe(_body(ordered(), columns)),  # escaped by _body
         "tabs": [Tab(hw.slug, url_on(hw.slug) + _query(query), hw.pk == current.pk) for hw in hardware],
         "csv_url": _query(query, format="csv"), "json_url": _query(query, format="json"),
     })

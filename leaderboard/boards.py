@@ -16,8 +16,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from django.db import connection
-from django.db.models import Count, F, Max, QuerySet, Sum, Window
+from django.db.models import F, Max, QuerySet, Sum, Window
 from django.db.models.functions import RowNumber
 
 from evaluator.harness.problem import TASK_TYPES
@@ -27,8 +26,8 @@ from submissions.models import AgentSubmission
 from .models import Category, Hardware, LeaderboardEntry, Problem
 from .rankings import RANK_ORDER
 
-__all__ = ["TASK_TYPES", "UnknownSort", "agent_board", "category_board", "global_version", "overview",
-           "problem_board", "sort_rows", "version"]
+__all__ = ["TASK_TYPES", "UnknownSort", "agent_board", "category_board", "overview", "problem_board",
+           "sort_rows"]
 
 
 @dataclass(frozen=True)
@@ -182,50 +181,6 @@ def category_board(category: Category, hardware: Hardware, task_type: str | None
     return CategoryBoard(category, hardware, task_type, problems, rows)
 
 
-def version(problems: Sequence[int], hardware: Hardware) -> str:
-    """Changes whenever an entry of these problems' boards on the hardware does: rankings.py saves an
-    entry (its `updated` and maybe its count move) for every scored evaluation and every review,
-    and deletes one only when nothing of it counts any more. One query."""
-    seen = (LeaderboardEntry.objects.filter(problem__in=list(problems), hardware=hardware)
-            .aggregate(n=Count("pk"), evaluations=Sum("submissions"), last=Max("updated")))
-    last = seen["last"].timestamp() if seen["last"] else 0
-    return f"{seen['n']}-{seen['evaluations'] or 0}-{last}"
-
-
-# What global_version reads, each on an index (or a table of a few rows). The PostgreSQL function
-# solarena_page_version() (migration leaderboard 0007, last replaced by 0011) joins the same parts
-# with '-': a function's plan is kept by the connection, where this query would be planned again
-# each time (most of its cost). tests/pages/test_page_version.py checks that the two agree.
-VERSION_PARTS = (
-    "(SELECT MAX(id) FROM evaluator_evaluation)",
-    "(SELECT MAX(started_at) FROM evaluator_evaluation)",
-    "(SELECT MAX(finished_at) FROM evaluator_evaluation)",
-    "(SELECT MAX(updated) FROM leaderboard_leaderboardentry)",
-    "(SELECT MAX(id) FROM submissions_agentsubmission)",
-    "(SELECT COUNT(*) FROM leaderboard_problem WHERE is_current)",
-    "(SELECT MAX(id) FROM leaderboard_problem WHERE is_current)",
-    "(SELECT MAX(updated) FROM leaderboard_hardware)",
-    "(SELECT MAX(updated) FROM accounts_profile)",
-    "(SELECT MAX(sources_changed) FROM leaderboard_problem)",
-)
-
-
-def global_version() -> str:
-    """Changes whenever the boards or pages keyed by it may: a new evaluation, one that starts (a
-    claim sets started_at), one that finishes (every way to finish sets finished_at: scoring,
-    failing, cancelling), any entry's change (every scored evaluation and review re-saves one), a
-    new upload (the last agent submission), a new problem or problem version (the current ones'
-    number and last id), a hardware's change (calibrated peaks), a participant's new team name and
-    a source made public or private (publish, unpublish, reveal, hide: an agent's logs follow).
-    One query, on indexes."""
-    with connection.cursor() as cursor:
-        if connection.vendor == "postgresql":
-            cursor.execute("SELECT solarena_page_version()")
-            return cursor.fetchone()[0]
-        cursor.execute("SELECT " + ", ".join(VERSION_PARTS))
-        return "-".join(str(value) for value in cursor.fetchone())
-
-
 def _category_row(best: list[ProblemRow], problems: int) -> CategoryRow:
     valid = [row for row in best if row.score is not None]
     visible = _mean_of(valid, "visible_score", problems)
@@ -312,7 +267,7 @@ class Overview:
 
 def overview(task_type: str | None = None) -> Overview:
     """Leaders of every category board at once (the database ranks them), and the counts: six
-    queries (the home page keeps what it renders from them under global_version)."""
+    queries."""
     problems = Problem.objects.filter(is_current=True)
     if task_type:
         problems = problems.filter(task_type=task_type)

@@ -39,7 +39,6 @@ class Hardware(models.Model):
     calibrated = models.JSONField(default=dict, blank=True,
                                   help_text="measured peaks that override the datasheet")
     active = models.BooleanField(default=True, help_text="accepts new evaluations")
-    updated = models.DateTimeField(auto_now=True, help_text="last change (part of the pages' version)")
 
     class Meta:
         ordering = ["slug"]
@@ -82,9 +81,6 @@ class Problem(models.Model):
     definition_hash = models.CharField(max_length=64)
     solutions_revealed = models.BooleanField(
         default=False, help_text="an admin has made every solution's source of this problem public")
-    sources_changed = models.DateTimeField(
-        null=True, blank=True, help_text="the last publish, unpublish, reveal or hide of a source of this "
-                                         "problem (part of the pages' version)")
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -161,6 +157,4 @@ class LeaderboardEntry(models.Model):
         # A plain descending score: SQLite (the demo's database) cannot index NULLS LAST, and a
         # board is small enough for PostgreSQL to sort its unscored rows last after the lookup.
         indexes = [models.Index(fields=["problem", "hardware", "-score", "submitted_at", "user"],
-                                name="board_ranking"),
-                   # the last change to any board (the version cached pages are keyed by)
-                   models.Index(fields=["updated"], name="entries_by_update")]
+                                name="board_ranking")]

@@ -1,15 +1,22 @@
-"""What the pages compute from many rows, kept in Django's cache (CACHE_URL) under a key that holds
-the version of those rows (boards.version, boards.global_version), so a change shows at once.
+"""Whole pages kept for anonymous visitors (most readers of a public board), and the few costly
+parts of a page kept under their own content.
 
-Two levels: `public_page` keeps whole responses to anonymous visitors (most of a public board's
-readers), keyed by the URL and a version read in one query, in each web process's memory (the
-"pages-local" cache, when settings define it) and in the shared cache; on a miss, and for
-signed-in visitors, the view runs and `cached`/`rendered` keep the parts that cost most, under
-finer versions.
+`public_page` keeps a view's 200 response to an anonymous GET under the view and its URL, where
+the URL's query holds only the parameters the view reads (a request with others is redirected to
+the URL without them). A page is kept one of two ways:
 
-The timeout bounds what a version does not see: a participant renamed or deactivated in the admin
-keeps their old name on a cached page for up to this long. A cache that does not answer slows the
-pages; it does not break them.
+- for a second or two (most pages): a copy younger than FRESH is served as it is; one between
+  FRESH and STALE is still served, and the first process to see it so remakes it once that
+  response is sent (one process at a time: a lock in the shared cache); one older than STALE is
+  never served: the request makes the page itself. So a change shows on every such page within
+  STALE seconds of its commit, whatever the rate of writes, and between two remakes a page costs
+  no query at all;
+- under an exact version (`version=`, a submission's pages): a cheap query that changes whenever
+  anything the page shows does; the copy is served until it does.
+
+Copies live in the web process's memory (the "pages-local" cache, when settings define it) and in
+the shared cache (CACHE_URL), where the other processes find a fresher copy once one has made it.
+A cache that does not answer slows the pages; it does not break them.
 """
 
 from __future__ import annotations
@@ -17,18 +24,21 @@ from __future__ import annotations
 import functools
 import hashlib
 import logging
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import Any, TypeVar
+from urllib.parse import urlencode
 
 from django.conf import settings
 from django.core.cache import BaseCache, cache, caches
-from django.http import HttpRequest, HttpResponse
-from django.template.loader import render_to_string
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.utils.safestring import SafeString
 
-from .boards import global_version
-
-SECONDS = 300
+FRESH = 1.0  # seconds a copy is served without a second thought
+STALE = 2.0  # seconds after which a copy is never served: the bound on showing a change
+LOCK_SECONDS = 10  # a remake that takes longer (or whose process died) is taken up by another
+SECONDS = 300  # what is kept under its own content (a description, a problem's details)
 T = TypeVar("T")
 View = Callable[..., HttpResponse]
 log = logging.getLogger(__name__)
@@ -38,17 +48,153 @@ KEPT_HEADERS = ("Content-Type", "Content-Disposition")
 LOCAL = "pages-local"
 # Cookies that make a visitor someone the page may differ for: signed in, or a message to show.
 PERSONAL_COOKIES = ("messages",)
+clock = time.time  # wall time, which every web process agrees on; tests move it
 
 
-def cached(key: str | None, make: Callable[[], T]) -> T:
-    """The value cached under `key`, made and stored when missing (never cached when key is None)."""
-    if key is None:
-        return make()
+def cached(key: str, make: Callable[[], T]) -> T:
+    """The value cached under `key`, which must name everything it depends on; made and stored
+    when missing."""
     value = _get(key)
     if value is None:
         value = make()
-        _set(key, value)
+        _set(key, value, SECONDS)
     return value
+
+
+def markdown(text: str) -> SafeString:
+    """render_markdown(text), cached under the text itself (a description is rendered once)."""
+    from .markdown import render_markdown
+
+    return cached(f"markdown:{text}", lambda: render_markdown(text))
+
+
+@dataclass(frozen=True)
+class Copy:
+    """A kept response, and when the making of it started (what it shows is at least that recent)."""
+
+    made: float
+    status: int
+    headers: dict[str, str]
+    content: bytes
+
+    def response(self) -> HttpResponse:
+        return HttpResponse(self.content, status=self.status, headers=self.headers)
+
+
+class _ThenRemake(HttpResponse):
+    """A kept copy, served; the page is made again once the WSGI server has sent it (close())."""
+
+    def __init__(self, copy: Copy, remake: Callable[[], None]) -> None:
+        super().__init__(copy.content, status=copy.status, headers=copy.headers)
+        self._remake = remake
+
+    def close(self) -> None:
+        try:
+            self._remake()
+        finally:
+            super().close()
+
+
+def public_page(params: Iterable[str] = (),
+                version: Callable[..., str | None] | None = None) -> Callable[[View], View]:
+    """The view, with its whole 200 response to an anonymous GET kept as the module says. `params`:
+    the query parameters the view reads. `version(request, *args, **kwargs)`, when given, must
+    change whenever anything the page shows does (None: serve this request uncached). Visitors
+    with a session, a pending message or an Authorization header get the view itself, and so does
+    a response that set a cookie or used a CSRF token (one visitor's token must never reach
+    another)."""
+    known = frozenset(params)
+
+    def decorate(view: View) -> View:
+        name = f"{view.__module__}.{view.__name__}"
+
+        @functools.wraps(view)
+        def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+            query = _canonical_query(request, known)
+            if query is None:
+                kept = {k: request.GET.getlist(k)[-1] for k in request.GET if k in known}
+                return HttpResponseRedirect(request.path + (f"?{urlencode(kept)}" if kept else ""))
+            if not _anonymous(request):
+                return view(request, *args, **kwargs)
+            key = f"response:{name}:{request.path}?{query}"
+            if version is None:
+                return _served_for_a_while(key, lambda: view(request, *args, **kwargs), request)
+            stamp = version(request, *args, **kwargs)
+            if stamp is None:
+                return view(request, *args, **kwargs)
+            key = f"{key}:{stamp}"
+            copy = _copy(key, versioned=True)
+            if copy is not None:
+                return copy.response()
+            return _make(key, lambda: view(request, *args, **kwargs), request, SECONDS)
+
+        return wrapper
+
+    return decorate
+
+
+def _canonical_query(request: HttpRequest, known: frozenset[str]) -> str | None:
+    """The query the page is kept under: the known parameters, sorted; None when the request names
+    another parameter or one twice (it is redirected to the URL without them)."""
+    if any(k not in known or len(request.GET.getlist(k)) > 1 for k in request.GET):
+        return None
+    return urlencode(sorted(request.GET.items()))
+
+
+def _served_for_a_while(key: str, make: Callable[[], HttpResponse], request: HttpRequest) -> HttpResponse:
+    copy = _copy(key, versioned=False)
+    if copy is None or clock() - copy.made >= STALE:
+        return _make(key, make, request, STALE + 1)
+    if clock() - copy.made < FRESH or not _lock(key):  # fresh, or another process is making it again
+        return copy.response()
+
+    def remake() -> None:
+        try:
+            _make(key, make, request, STALE + 1)
+        except Exception:  # the served copy stands; past STALE a request makes the page itself
+            log.exception("remaking a page failed")
+        finally:
+            _delete(f"lock:{key}")
+
+    return _ThenRemake(copy, remake)
+
+
+def _local() -> BaseCache | None:
+    return caches[LOCAL] if LOCAL in settings.CACHES else None
+
+
+def _copy(key: str, versioned: bool) -> Copy | None:
+    """This process's copy, or the shared one when this process has none or, for a page kept for
+    a while, when the shared one is newer (another process made it again)."""
+    local = _local()
+    copy = _get(key, local) if local else None
+    if copy is None or (not versioned and clock() - copy.made >= FRESH):
+        shared = _get(key)
+        if shared is not None and (copy is None or shared.made > copy.made):
+            copy = shared
+            if local:
+                _set(key, copy, STALE + 1, local)
+    return copy
+
+
+def _make(key: str, make: Callable[[], HttpResponse], request: HttpRequest, seconds: float) -> HttpResponse:
+    """The page made now, and kept for `seconds` when it may be."""
+    made = clock()
+    response = make()
+    if _keepable(request, response):
+        copy = Copy(made, response.status_code,
+                    {h: response[h] for h in KEPT_HEADERS if response.has_header(h)}, response.content)
+        for store in filter(None, (_local(), cache)):
+            _set(key, copy, seconds, store)
+    return response
+
+
+def _lock(key: str) -> bool:
+    try:
+        return bool(cache.add(_hashed(f"lock:{key}"), 1, LOCK_SECONDS))
+    except Exception:
+        log.warning("page cache unavailable", exc_info=True)
+        return False
 
 
 def _get(key: str, store: BaseCache = cache) -> Any:
@@ -59,66 +205,22 @@ def _get(key: str, store: BaseCache = cache) -> Any:
         return None
 
 
-def _set(key: str, value: Any, store: BaseCache = cache) -> None:
+def _set(key: str, value: Any, seconds: float, store: BaseCache = cache) -> None:
     try:
-        store.set(_hashed(key), value, SECONDS)
+        store.set(_hashed(key), value, seconds)
+    except Exception:
+        log.warning("page cache unavailable", exc_info=True)
+
+
+def _delete(key: str) -> None:
+    try:
+        cache.delete(_hashed(key))
     except Exception:
         log.warning("page cache unavailable", exc_info=True)
 
 
 def _hashed(key: str) -> str:
     return "page:" + hashlib.sha256(key.encode()).hexdigest()  # any text, at a length every backend takes
-
-
-def rendered(template: str, context: Callable[[], dict[str, Any]], key: str) -> SafeString:
-    """`template` rendered with the dictionary `context()` makes (only when it is rendered), cached
-    under `key`, which must name everything the rendering shows: a version of it, or the data."""
-    return cached(f"{template}:{key}", lambda: render_to_string(template, context()))
-
-
-def markdown(text: str) -> SafeString:
-    """render_markdown(text), cached under the text itself (a description is rendered once)."""
-    from .markdown import render_markdown
-
-    return cached(f"markdown:{text}", lambda: render_markdown(text))
-
-
-def public_page(version: Callable[..., str | None]) -> Callable[[View], View]:
-    """The view, with its whole 200 response to an anonymous GET kept under the URL (path and query)
-    and `version(request, *args, **kwargs)`, which must change whenever anything the page shows
-    does (None: serve this request uncached). Visitors with a session, a pending message or an
-    Authorization header get the view itself, and so does a response that set a cookie or used
-    a CSRF token (one visitor's token must never reach another)."""
-
-    def decorate(view: View) -> View:
-        @functools.wraps(view)
-        def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-            if not _anonymous(request):
-                return view(request, *args, **kwargs)
-            stamp = version(request, *args, **kwargs)
-            if stamp is None:
-                return view(request, *args, **kwargs)
-            key = f"response:{view.__module__}.{view.__name__}:{request.get_full_path()}:{stamp}"
-            local = caches[LOCAL] if LOCAL in settings.CACHES else None
-            stored = _get(key, local) if local else None
-            if stored is None:
-                stored = _get(key)
-                if stored is not None and local:
-                    _set(key, stored, local)
-            if stored is not None:
-                status, headers, content = stored
-                return HttpResponse(content, status=status, headers=headers)
-            response = view(request, *args, **kwargs)
-            if _keepable(request, response):
-                stored = (response.status_code, {name: response[name] for name in KEPT_HEADERS
-                                                 if response.has_header(name)}, response.content)
-                for store in filter(None, (local, cache)):
-                    _set(key, stored, store)
-            return response
-
-        return wrapper
-
-    return decorate
 
 
 def _anonymous(request: HttpRequest) -> bool:
@@ -130,12 +232,3 @@ def _anonymous(request: HttpRequest) -> bool:
 def _keepable(request: HttpRequest, response: HttpResponse) -> bool:
     return not (response.status_code != 200 or response.streaming or response.cookies
                 or request.META.get("CSRF_COOKIE_NEEDS_UPDATE"))
-
-
-def site_version(request: HttpRequest, *args: Any, **kwargs: Any) -> str:
-    """The version of a page made of the boards and the counts (boards.global_version), read once
-    per request: public_page's key and the view's cached parts use the same one."""
-    stamp = getattr(request, "_site_version", None)
-    if stamp is None:
-        stamp = request._site_version = global_version()  # type: ignore[attr-defined]
-    return stamp

@@ -19,7 +19,6 @@ from django.db.models import (
     Q,
     QuerySet,
     Subquery,
-    Sum,
     Value,
     Window,
 )
@@ -30,7 +29,7 @@ from submissions import suites
 from submissions.models import AgentSubmission, Submission
 from submissions.visibility import viewable_sources
 
-from . import boards, charts, page_cache, sol
+from . import boards, charts, sol
 from .hardware import BANDWIDTH_KEY, COMPUTE_CLASSES, HARDWARE, HardwareSpec
 from .models import Hardware, LeaderboardEntry, Problem, Workload
 from .problems import sol_bounds, visible_work
@@ -63,15 +62,12 @@ def current_problems(category: str | None = None, task_type: str | None = None) 
 
 def board_hardware(problem: Problem) -> list[Hardware]:
     """The tabs of a problem page: active hardware and any other with entries on this problem, by
-    slug; each with `entries_count` on this problem and the `version` of its board there (as
-    boards.version: it changes with every change to an entry)."""
-    seen = {row["hardware"]: row for row in LeaderboardEntry.objects.filter(problem=problem).order_by()
-            .values("hardware").annotate(n=Count("*"), evaluations=Sum("submissions"), last=Max("updated"))}
+    slug; each with `entries_count` on this problem."""
+    counts = dict(LeaderboardEntry.objects.filter(problem=problem).order_by()
+                  .values_list("hardware").annotate(n=Count("*")))
     tabs = []
     for hw in Hardware.objects.order_by("slug"):
-        board = seen.get(hw.pk, {"n": 0, "evaluations": 0, "last": None})
-        last = board["last"].timestamp() if board["last"] else 0
-        hw.entries_count, hw.version = board["n"], f"{board['n']}-{board['evaluations']}-{last}"
+        hw.entries_count = counts.get(hw.pk, 0)
         if hw.active or hw.entries_count:
             tabs.append(hw)
     return tabs
@@ -107,14 +103,10 @@ class BoardTop:
 
 
 def board_top(problem: Problem, hardware: Hardware, size: int) -> BoardTop:
-    """The board's first `size` rows, how many are ranked and listed, and score_history, cached
-    under the board's version (board_hardware): two queries, none while nothing changed."""
-    def make() -> BoardTop:
-        rows = boards.problem_board(problem, hardware).rows
-        return BoardTop(rows[:size], sum(row.score is not None for row in rows), len(rows),
-                        score_history(problem, hardware))
-
-    return page_cache.cached(f"board-top:{problem.pk}:{hardware.pk}:{size}:{hardware.version}", make)
+    """The board's first `size` rows, how many are ranked and listed, and score_history: two queries."""
+    rows = boards.problem_board(problem, hardware).rows
+    return BoardTop(rows[:size], sum(row.score is not None for row in rows), len(rows),
+                    score_history(problem, hardware))
 
 
 @dataclass(frozen=True)
@@ -184,14 +176,6 @@ def submissions_of(user: AbstractBaseUser) -> QuerySet[Submission]:
             .only("owner", "language", "created", "problem__name", "problem__version",
                   "agent_submission__name")
             .prefetch_related(Prefetch("evaluations", queryset=evaluations)).order_by("-created", "-pk"))
-
-
-def submission_count(user: AbstractBaseUser) -> int:
-    """How many submissions the user has made, counted again only after a new one (cached under
-    the time of the latest: a heavy participant has thousands)."""
-    mine = Submission.objects.filter(owner=user)
-    latest = mine.order_by("-created").values_list("created", flat=True).first()
-    return page_cache.cached(f"submission-count:{user.pk}:{latest}", mine.count)
 
 
 def agents_of(user: AbstractBaseUser) -> list[dict[str, Any]]:
@@ -289,17 +273,11 @@ def spec_of(hardware: Hardware) -> HardwareSpec | None:
     return HARDWARE.get(hardware.slug)
 
 
-def evaluation_counts(hardware: Hardware, version: str) -> dict[str, int]:
+def evaluation_counts(hardware: Hardware) -> dict[str, int]:
     """How many evaluations on the hardware are in each state (every state listed), from the
-    evaluations_by_hardware_state index. The scored ones, most of them, are counted again only
-    after an evaluation finishes: their count is cached under boards.global_version (`version`),
-    which moves with every finish."""
-    others = [state for state, _ in Evaluation.STATES if state != Evaluation.SCORED]
-    counts = dict(Evaluation.objects.filter(hardware=hardware, state__in=others).order_by()
+    evaluations_by_hardware_state index."""
+    counts = dict(Evaluation.objects.filter(hardware=hardware).order_by()
                   .values_list("state").annotate(n=Count("*")))
-    counts[Evaluation.SCORED] = page_cache.cached(
-        f"scored:{hardware.pk}:{version}",
-        lambda: Evaluation.objects.filter(hardware=hardware, state=Evaluation.SCORED).count())
     return {state: counts.get(state, 0) for state, _ in Evaluation.STATES}
 
 

@@ -22,13 +22,13 @@ from . import charts, page_cache, page_queries
 from .highlight import css, highlight
 from .lookup import current_problem
 from .models import Category, Hardware, Problem
-from .page_cache import public_page, site_version
+from .page_cache import public_page
 
 BOARD_ROWS = 25  # the problem page shows the top of each board; the board page has them all
 HISTORY_PAGE = 25
 
 
-@public_page(site_version)
+@public_page(params=("category", "task_type"))
 def problems(request: HttpRequest) -> HttpResponse:
     category, task_type = request.GET.get("category") or None, request.GET.get("task_type") or None
     categories = list(Category.objects.order_by("slug"))
@@ -38,18 +38,15 @@ def problems(request: HttpRequest) -> HttpResponse:
     if task_type and task_type not in TASK_TYPES:
         return _bad_filter(request, f"no task type {task_type!r}; the task types are "
                            + ", ".join(TASK_TYPES))
-    # rendered once per change of the problems or their entries (boards.global_version)
-    table = page_cache.rendered(
-        "pages/_problems_table.html",
-        lambda: {"problems": list(page_queries.current_problems(category, task_type))},
-        f"{category}:{task_type}:{site_version(request)}")
+    table = render_to_string("pages/_problems_table.html",
+                             {"problems": list(page_queries.current_problems(category, task_type))})
     return render(request, "pages/problems.html", {
         "table": table, "categories": categories, "task_types": TASK_TYPES, "category": category,
         "task_type": task_type,
     })
 
 
-@public_page(lambda request, problem: f"{site_version(request)}:{_hour():%Y-%m-%dT%H}")
+@public_page(params=("hardware",))
 def problem(request: HttpRequest, problem: str) -> HttpResponse:
     """The problem named by its slug (or its name as written)."""
     found = current_problem(problem, Problem.objects.select_related("category"))
@@ -66,12 +63,8 @@ def problem(request: HttpRequest, problem: str) -> HttpResponse:
                           "are " + ", ".join(hw.slug for hw in tabs) + ".")
     board_html = ""
     if selected:
-        # rendered once per change of the board and once an hour: the chart holds the best score
-        # level until the current hour
-        hour = _hour()
-        board_html = page_cache.rendered(
-            "pages/_problem_board.html", lambda: _board(found, selected, hour),
-            f"{found.pk}:{selected.pk}:{selected.version}:{hour.isoformat()}")
+        # the chart holds the best score level until the current hour
+        board_html = render_to_string("pages/_problem_board.html", _board(found, selected, _hour()))
     # The details follow from the definition (a version's never changes) and the calibrated peaks.
     peaks = [(hw.slug, sorted((hw.calibrated or {}).items())) for hw in tabs]
     return render(request, "pages/problem.html", {
@@ -120,15 +113,13 @@ def _details(problem: Problem, tabs: list[Hardware]) -> SafeString:
     })
 
 
-@public_page(site_version)
+@public_page(params=("page",))
 def participant(request: HttpRequest, username: str) -> HttpResponse:
     user = get_user_model().objects.filter(username=username).select_related("profile").first()
     if user is None or not user.is_active:
         return _not_found(request, f"No participant is named {username!r}.")
     number = request.GET.get("page")
-    # rendered once per change of anything the entries, agents or submissions show
-    content = page_cache.rendered("pages/_participant.html", lambda: _participant(user, number),
-                                  f"{user.pk}:{number}:{site_version(request)}")
+    content = render_to_string("pages/_participant.html", _participant(user, number))
     return render(request, "pages/participant.html", {
         "participant": user, "team": getattr(getattr(user, "profile", None), "team", ""), "content": content,
     })
@@ -136,22 +127,16 @@ def participant(request: HttpRequest, username: str) -> HttpResponse:
 
 def _participant(user: AbstractBaseUser, number: str | None) -> dict[str, Any]:
     pages = Paginator(page_queries.submissions_of(user), HISTORY_PAGE)
-    pages.count = page_queries.submission_count(user)  # instead of the paginator's own COUNT(*)
     return {"participant": user, "entries": page_queries.entries_of(user),
             "agents": page_queries.agents_of(user), "history": pages.get_page(number)}
 
 
-@public_page(site_version)
+@public_page()
 def agent(request: HttpRequest, owner: str, name: str) -> HttpResponse:
     user = get_user_model().objects.filter(username=owner, is_active=True).first()
     # Logs can quote the solutions: shown only to whoever may read every source of the upload,
     # which the owner and staff may, and anyone else only where every source is public.
-    viewer = request.user
-    reads_all = viewer.is_authenticated and (viewer.is_staff or viewer.pk == getattr(user, "pk", None))
-    # rendered once per change of anything an upload shows (boards.global_version)
-    content = page_cache.cached(
-        f"agent-page:{getattr(user, 'pk', None)}:{name}:{reads_all}:{site_version(request)}",
-        lambda: _agent(user, name, viewer) if user else "")
+    content = _agent(user, name, request.user) if user else ""
     if not content:
         return _not_found(request, f"No agent named {name!r} was uploaded by {owner!r}.")
     return render(request, "pages/agent.html", {"owner": user, "name": name, "content": content})
@@ -168,7 +153,7 @@ def _agent(owner: AbstractBaseUser, name: str, viewer: AbstractBaseUser | Anonym
     })
 
 
-@public_page(site_version)
+@public_page()
 def hardware_list(request: HttpRequest) -> HttpResponse:
     shown = ("memory_bandwidth", "bfloat16", "float32", "float8")
     rows = []
@@ -178,21 +163,16 @@ def hardware_list(request: HttpRequest) -> HttpResponse:
     return render(request, "pages/hardware_list.html", {"rows": rows})
 
 
-@public_page(site_version)
+@public_page()
 def hardware_detail(request: HttpRequest, slug: str) -> HttpResponse:
     hardware = Hardware.objects.filter(slug=slug).first()
     if hardware is None:
         return _not_found(request, f"No hardware {slug!r}; see the hardware list.")
-    version = site_version(request)
-    counts = page_queries.evaluation_counts(hardware, version)
-    # rendered once per change of the hardware's figures, its counts, or its boards (the version)
-    shown = (hardware.name, hardware.vendor, hardware.active, hardware.memory_gb, hardware.l2_bytes,
-             sorted((hardware.peak_flops or {}).items()), hardware.memory_bandwidth,
-             sorted((hardware.calibrated or {}).items()), sorted(counts.items()), version)
-    content = page_cache.rendered("pages/_hardware.html", lambda: {
+    content = render_to_string("pages/_hardware.html", {
         "hardware": hardware, "spec": page_queries.spec_of(hardware), "peaks": page_queries.peaks(hardware),
-        "counts": counts, "problems": list(page_queries.problems_on(hardware)),
-    }, f"{hardware.pk}:{shown}")
+        "counts": page_queries.evaluation_counts(hardware),
+        "problems": list(page_queries.problems_on(hardware)),
+    })
     return render(request, "pages/hardware.html", {"hardware": hardware, "content": content})
 
 

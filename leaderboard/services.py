@@ -10,7 +10,6 @@ from pathlib import Path
 
 from django.db import transaction
 from django.db.models import Max, QuerySet
-from django.utils import timezone
 
 from evaluator.harness import problem as spec
 from evaluator.harness.flops import FlopCount, count_reference_flops
@@ -53,8 +52,7 @@ def store_calibration(slug: str, peaks: object) -> dict[str, float]:
     for key, value in peaks.items():
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < float("inf"):
             raise ValueError(f"peak {key!r} must be a positive finite number, got {value!r}")
-    updated = Hardware.objects.filter(slug=slug).update(calibrated={k: float(v) for k, v in peaks.items()},
-                                                        updated=timezone.now())
+    updated = Hardware.objects.filter(slug=slug).update(calibrated={k: float(v) for k, v in peaks.items()})
     if not updated:
         raise ValueError(f"no hardware {slug!r}; run sync_problems first to load the hardware table")
     return {k: float(v) for k, v in peaks.items()}
@@ -62,9 +60,8 @@ def store_calibration(slug: str, peaks: object) -> dict[str, float]:
 
 def set_solutions_revealed(problems: QuerySet[Problem], revealed: bool) -> int:
     """An admin makes every source of these problem versions public, or private again (bar those
-    their owners published); stamps sources_changed so the cached pages show it at once. Returns
-    how many problems changed."""
-    return problems.update(solutions_revealed=revealed, sources_changed=timezone.now())
+    their owners published). Returns how many problems changed."""
+    return problems.update(solutions_revealed=revealed)
 
 
 def definition_hash(problem: spec.Problem) -> str:

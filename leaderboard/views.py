@@ -8,14 +8,15 @@ from typing import Any
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.template.loader import render_to_string
 from django.urls import reverse
 
 from evaluator.models import Evaluation
 
-from . import boards, page_cache
+from . import boards
 from .board_views import BadRequest, bad_request, page_url, task_type_of
-from .models import Category, Hardware, Problem
-from .page_cache import public_page, site_version
+from .models import Category
+from .page_cache import public_page
 
 RECENT = 10
 
@@ -26,21 +27,13 @@ class OverviewCell:
     leader: boards.Leader | None
 
 
-@public_page(site_version)
+@public_page(params=("task_type",))
 def home(request: HttpRequest) -> HttpResponse:
     try:
         task_type = task_type_of(request)
     except BadRequest as exc:
         return bad_request(request, str(exc))
-    # Rendered once per change of what it shows: the problems and hardware listed, and anything
-    # that moves a leader, a count or the latest scored (boards.global_version).
-    problems = Problem.objects.filter(is_current=True)
-    if task_type:
-        problems = problems.filter(task_type=task_type)
-    shown = (sorted(problems.values_list("category_id", "pk")),
-             list(Hardware.objects.order_by("pk").values_list("pk", "active")), site_version(request))
-    content = page_cache.rendered("leaderboard/_home.html", lambda: _content(task_type),
-                                  f"{task_type}:{shown}")
+    content = render_to_string("leaderboard/_home.html", _content(task_type))
     return render(request, "leaderboard/home.html", {"content": content})
 
 

@@ -266,11 +266,8 @@ def _check_in_flight(owner: AbstractBaseUser, adding: int, what: str = "this sub
 
 
 def set_published(submission: Submission, published: bool) -> Submission:
-    """The owner makes the sources public, or private again (submissions.visibility); the problem's
-    sources_changed moves the pages' version, so cached pages (an agent's logs) show it at once."""
-    with transaction.atomic():
-        Submission.objects.filter(pk=submission.pk).update(published=published)
-        Problem.objects.filter(pk=submission.problem_id).update(sources_changed=timezone.now())
+    """The owner makes the sources public, or private again (submissions.visibility)."""
+    Submission.objects.filter(pk=submission.pk).update(published=published)
     submission.published = published
     return submission
 

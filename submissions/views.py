@@ -77,14 +77,14 @@ def _shown(submission_id: int) -> str | None:
     return repr(rows) if rows else None
 
 
-@public_page(lambda request, submission_id: _shown(submission_id))
+@public_page(version=lambda request, submission_id: _shown(submission_id))
 def submission_detail(request: HttpRequest, submission_id: int) -> HttpResponse:
     """Anyone may read a submission's page; the source and the messages that may quote it only
     where can_view_source allows, hidden workloads by verdict and score only."""
     return _detail(request, submission_id, "submissions/detail.html")
 
 
-@public_page(lambda request, submission_id: _shown(submission_id))
+@public_page(version=lambda request, submission_id: _shown(submission_id))
 def submission_live(request: HttpRequest, submission_id: int) -> HttpResponse:
     """The evaluations part of the page, which the page polls (htmx) while one is queued or running."""
     return _detail(request, submission_id, "submissions/_evaluations.html")

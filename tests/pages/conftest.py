@@ -3,12 +3,14 @@ cache for each test (rows of one test must not meet what another cached under th
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from django.core.cache import caches
 
+from leaderboard import page_cache
 from leaderboard.models import Hardware, Problem
 from tests.platform import factories
 
@@ -30,3 +32,23 @@ def empty_page_cache() -> Iterator[None]:
     yield
     for cache in caches.all():
         cache.clear()
+
+
+class PageClock:
+    """leaderboard.page_cache's clock, stopped: pages age only when a test moves it."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.now = time.time()
+        monkeypatch.setattr(page_cache, "clock", lambda: self.now)
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+    def later(self) -> None:
+        """As long after as a change may take to show on every page."""
+        self.advance(page_cache.STALE)
+
+
+@pytest.fixture
+def page_clock(monkeypatch: pytest.MonkeyPatch) -> PageClock:
+    return PageClock(monkeypatch)
