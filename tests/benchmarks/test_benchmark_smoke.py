@@ -97,3 +97,20 @@ def test_timing_fidelity_arguments() -> None:
     """It needs CUDA for everything it measures: only its arguments are checked here."""
     done = run("timing_fidelity.py", "--help")
     assert done.returncode == 0 and "--reps" in done.stdout
+
+
+def test_solx_examples(tmp_path: Path) -> None:
+    """A SOL-ExecBench-style examples folder with one small problem and its own PyTorch solution."""
+    from tests.harness.test_importer import RMSNORM_REFERENCE, sol_execbench_problem
+
+    problem = sol_execbench_problem(tmp_path / "examples" / "pytorch" / "rmsnorm")
+    (problem / "solution_python.json").write_text(json.dumps({
+        "name": "rmsnorm_torch", "definition": "rmsnorm_h4096", "author": "test",
+        "spec": {"languages": ["pytorch"], "entry_point": "kernel.py::run",
+                 "destination_passing_style": False},
+        "sources": [{"path": "kernel.py", "content": RMSNORM_REFERENCE}]}))
+    done = run("solx_examples.py", str(tmp_path / "out"), "--examples", str(tmp_path / "examples"),
+               "--timing-budget", "0.05")
+    assert done.returncode == 0 and "1 of 1 example solutions passed every workload" in done.stdout
+    table = (tmp_path / "out" / "solx_examples.md").read_text()
+    assert "| pytorch/rmsnorm | solution_python.json | 2/2 |" in table
