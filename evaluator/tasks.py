@@ -21,9 +21,9 @@ from django.db import InterfaceError, OperationalError, connection
 
 import sandbox
 from evaluator.jobs import SolutionFiles, write_job
-from evaluator.report import build_report
+from evaluator.scoring.hardware import get_hardware
+from evaluator.scoring.report import build_report
 from evaluator.supervise import SuperviseOptions, run_harness
-from leaderboard.hardware import get_hardware
 from leaderboard.problems import harness_problem, stored_flops_by_uuid, workloads_for
 from solarena.celery import app
 
