@@ -209,7 +209,7 @@ def stop(web: Web) -> None:
 
 
 def seed_database(args: argparse.Namespace) -> dict[str, Any]:
-    """Seed, analyze, and check a sample of the entries against leaderboard.rankings."""
+    """Seed, analyze, and check a sample of the entries against evaluator.rankings."""
     import pages_seed
     from django.utils import timezone
 

@@ -4,7 +4,7 @@ written with COPY (psycopg 3) in a few minutes.
 
 Problems and hardware are the real ones (sync_problems has stored the bundled suite). Each scored
 evaluation's workload rows are scored by evaluator.scoring.score (workload_score and
-problem_aggregates, as ingestion does), and the leaderboard entries follow leaderboard.rankings'
+problem_aggregates, as ingestion does), and the leaderboard entries follow evaluator.rankings'
 rule, computed in one pass; `check_entries` compares a sample with rankings.recompute_entry.
 """
 
