@@ -47,7 +47,7 @@ LAYERS: tuple[tuple[Layer, ...], ...] = (
     (Layer("runner", ("evaluator.jobs", "evaluator.supervise", "evaluator.traces", "evaluator.toolchains",
                       "evaluator.gpus", "sandbox"), django_free=True),),
     (Layer("harness", ("evaluator.harness",), django_free=True),),
-    (Layer("settings reader", ("solarena.env",), django_free=True),),
+    (Layer("settings", ("solarena.env",), django_free=True),),
 )
 LEVEL = {layer.name: level for level, siblings in enumerate(LAYERS) for layer in siblings}
 BY_NAME = {layer.name: layer for siblings in LAYERS for layer in siblings}
