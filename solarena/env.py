@@ -6,9 +6,12 @@ default. No Django: the sandbox reads its settings with these too."""
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
+from typing import TypeVar
 
 TRUE = ("1", "true", "yes", "on")
 FALSE = ("0", "false", "no", "off")
+T = TypeVar("T")
 
 
 class SettingError(ValueError):
@@ -37,23 +40,21 @@ def env_bool(name: str, default: bool) -> bool:
 
 
 def env_int(name: str, default: int) -> int:
-    value = _raw(name)
-    if value is None:
-        return default
-    try:
-        return int(value)
-    except ValueError:
-        raise SettingError(f"{name}={value!r} is not a whole number") from None
+    return _parsed(name, default, int, "a whole number")
 
 
 def env_float(name: str, default: float) -> float:
+    return _parsed(name, default, float, "a number")
+
+
+def _parsed(name: str, default: T, parse: Callable[[str], T], what: str) -> T:
     value = _raw(name)
     if value is None:
         return default
     try:
-        return float(value)
+        return parse(value)
     except ValueError:
-        raise SettingError(f"{name}={value!r} is not a number") from None
+        raise SettingError(f"{name}={value!r} is not {what}") from None
 
 
 def env_list(name: str, default: str) -> list[str]:
