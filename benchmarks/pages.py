@@ -225,7 +225,7 @@ def seed_database(args: argparse.Namespace) -> dict[str, Any]:
     analyze()
     problems = pages_seed.check_entries(50, rng)
     if problems:
-        raise SystemExit("the seeded entries disagree with leaderboard.rankings:\n" + "\n".join(problems))
+        raise SystemExit("the seeded entries disagree with evaluator.rankings:\n" + "\n".join(problems))
     report = asdict(seeded)
     report["seconds"] = {"seed": round(seed_seconds, 1), "vacuum_analyze": round(time.monotonic() - started
                                                                                 - seed_seconds, 1),

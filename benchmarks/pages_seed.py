@@ -435,8 +435,8 @@ def check_entries(sample: int, rng: random.Random) -> list[str]:
     a seeding bug."""
     from django.db import transaction
 
+    from evaluator.rankings import recompute_entry
     from leaderboard.models import LeaderboardEntry
-    from leaderboard.rankings import recompute_entry
 
     problems = []
     fields = ("evaluation_id", "score", "submitted_at", "submissions")
