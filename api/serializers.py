@@ -10,7 +10,7 @@ from django.db import models
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from evaluator.hidden_results import hidden_summary, is_hidden
+from evaluator.hidden_results import hidden_summary, visible_row, visible_rows
 from evaluator.jobs import SolutionError, SolutionFiles, SourceTooLarge, check_size
 from evaluator.models import Evaluation, WorkloadResult, public_environment
 from leaderboard.lookup import current_problem
@@ -75,7 +75,7 @@ class VisibleResultsSerializer(serializers.ListSerializer):
 
     def to_representation(self, data: Any) -> list[dict[str, Any]]:
         rows = data.all() if isinstance(data, models.manager.BaseManager) else data  # as DRF's own
-        return [self.child.to_representation(row) for row in rows if not is_hidden(row)]
+        return visible_rows(rows)
 
 
 class WorkloadResultSerializer(serializers.Serializer):
@@ -98,15 +98,7 @@ class WorkloadResultSerializer(serializers.Serializer):
         list_serializer_class = VisibleResultsSerializer
 
     def to_representation(self, instance: WorkloadResult) -> dict[str, Any]:
-        if is_hidden(instance):
-            raise ValueError("a hidden workload's result is shown as part of its aggregate only")
-        workload = instance.workload
-        return {"visibility": workload.visibility, "status": instance.status, "score": instance.score,
-                "uuid": workload.uuid, "axes": workload.axes, "smoke": workload.smoke,
-                "message": instance.message, "latency_ms": instance.latency_ms,
-                "reference_latency_ms": instance.reference_latency_ms,
-                "baseline_latency_ms": instance.baseline_latency_ms, "sol_ms": instance.sol_ms,
-                "below_sol": instance.below_sol}
+        return visible_row(instance)
 
 
 class HiddenSummarySerializer(serializers.Serializer):

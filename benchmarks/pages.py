@@ -227,7 +227,7 @@ def stop(web: Web) -> None:
 
 
 def seed_database(args: argparse.Namespace) -> dict[str, Any]:
-    """Seed, analyze, and check a sample of the entries against leaderboard.rankings."""
+    """Seed, analyze, and check a sample of the entries against evaluator.rankings."""
     import pages_seed
     from django.utils import timezone
 
@@ -243,7 +243,7 @@ def seed_database(args: argparse.Namespace) -> dict[str, Any]:
     analyze()
     problems = pages_seed.check_entries(50, rng)
     if problems:
-        raise SystemExit("the seeded entries disagree with leaderboard.rankings:\n" + "\n".join(problems))
+        raise SystemExit("the seeded entries disagree with evaluator.rankings:\n" + "\n".join(problems))
     report = asdict(seeded)
     report["seconds"] = {"seed": round(seed_seconds, 1), "vacuum_analyze": round(time.monotonic() - started
                                                                                 - seed_seconds, 1),
@@ -405,8 +405,8 @@ class Churn:
         from django.db import transaction
         from django.utils import timezone
 
+        from evaluator import rankings
         from evaluator.models import Evaluation
-        from leaderboard import rankings
         from submissions.models import Submission
 
         template = Evaluation.objects.select_related("submission").get(pk=template_id)

@@ -3,8 +3,8 @@ every state, workload results and leaderboard entries in the shape a busy deploy
 written with COPY (psycopg 3) in a few minutes.
 
 Problems and hardware are the real ones (sync_problems has stored the bundled suite). Each scored
-evaluation's workload rows are scored by leaderboard.scoring (workload_score and
-problem_aggregates, as ingestion does), and the leaderboard entries follow leaderboard.rankings'
+evaluation's workload rows are scored by evaluator.scoring.score (workload_score and
+problem_aggregates, as ingestion does), and the leaderboard entries follow evaluator.rankings'
 rule, computed in one pass; `check_entries` compares a sample with rankings.recompute_entry.
 """
 
@@ -102,11 +102,11 @@ def copy_rows(model: Any, fields: Sequence[str], rows: Iterable[Sequence[Any]]) 
 def targets_by_board() -> dict[tuple[int, str], list[Target]]:
     """The full-size workloads (visible first, then hidden) of every current problem on each GPU,
     with the SOL bound the hardware table gives and a baseline and reference drawn above it."""
-    from leaderboard.hardware import HARDWARE
+    from evaluator.scoring.hardware import HARDWARE
+    from evaluator.scoring.score import sol_bound_ms
+    from evaluator.scoring.sol import workload_work
     from leaderboard.models import Hardware, Problem, Workload
     from leaderboard.problems import definition_of
-    from leaderboard.scoring import sol_bound_ms
-    from leaderboard.sol import workload_work
 
     rng = random.Random(7)
     hardware = {hw.slug: hw for hw in Hardware.objects.filter(slug__in=[slug for slug, _ in GPUS])}
@@ -355,8 +355,8 @@ def build_evaluations(items: list[Item], boards: dict[tuple[int, str], list[Targ
 def score_workloads(targets: list[Target], kind: str, level: float,
                     rng: random.Random) -> tuple[dict[str, Any], list[tuple[Any, ...]]]:
     """Verdicts and times for one scored evaluation, scored as ingestion scores them."""
+    from evaluator.scoring.score import WorkloadOutcome, problem_aggregates, workload_score
     from evaluator.services import hidden_message
-    from leaderboard.scoring import WorkloadOutcome, problem_aggregates, workload_score
 
     outcomes, rows = [], []
     for n, t in enumerate(targets):
@@ -435,8 +435,8 @@ def check_entries(sample: int, rng: random.Random) -> list[str]:
     a seeding bug."""
     from django.db import transaction
 
+    from evaluator.rankings import recompute_entry
     from leaderboard.models import LeaderboardEntry
-    from leaderboard.rankings import recompute_entry
 
     problems = []
     fields = ("evaluation_id", "score", "submitted_at", "submissions")

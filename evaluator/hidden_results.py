@@ -37,6 +37,25 @@ def visible_results(results: Iterable[WorkloadResult]) -> list[WorkloadResult]:
     return [result for result in results if not is_hidden(result)]
 
 
+def visible_row(result: WorkloadResult) -> dict[str, Any]:
+    """A visible workload's whole row, as the API and the submission page show it. A hidden
+    workload has none: it is shown as part of its aggregate (hidden_summary) only."""
+    if is_hidden(result):
+        raise ValueError("a hidden workload's result is shown as part of its aggregate only")
+    workload = result.workload
+    return {"visibility": workload.visibility, "status": result.status, "score": result.score,
+            "uuid": workload.uuid, "axes": workload.axes, "smoke": workload.smoke,
+            "message": result.message, "latency_ms": result.latency_ms,
+            "reference_latency_ms": result.reference_latency_ms,
+            "baseline_latency_ms": result.baseline_latency_ms, "sol_ms": result.sol_ms,
+            "below_sol": result.below_sol}
+
+
+def visible_rows(results: Iterable[WorkloadResult]) -> list[dict[str, Any]]:
+    """The rows of the visible workloads, hidden ones left out whoever asks."""
+    return [visible_row(result) for result in visible_results(results)]
+
+
 def hidden_summary(evaluation: Evaluation) -> HiddenSummary | None:
     """From the evaluation's results (prefetched, with their workloads); None without hidden ones."""
     hidden = [result for result in evaluation.results.all() if is_hidden(result)]

@@ -21,8 +21,8 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from evaluator.harness import status
+from evaluator.rankings import recompute_entry, update_entry
 from leaderboard.models import Workload
-from leaderboard.rankings import recompute_entry, update_entry
 
 from .models import Evaluation, WorkloadResult, public_environment
 

@@ -1,6 +1,6 @@
-"""Celery tasks: `evaluate` runs one evaluation on this worker's hardware, in the sandbox the settings
-name (a worker without one refuses to start unless trusted); `sweep` keeps the queue honest (reaper
-and dispatcher)."""
+"""The Celery task: `evaluate` runs one evaluation on this worker's hardware, in the sandbox the
+settings name (a worker without one refuses to start unless trusted). The reaper and the dispatcher
+run in the sweeper (`manage.py sweep_evaluations --loop`), not as a task."""
 
 from __future__ import annotations
 
@@ -21,9 +21,9 @@ from django.db import InterfaceError, OperationalError, connection
 
 import sandbox
 from evaluator.jobs import SolutionFiles, write_job
-from evaluator.report import build_report
+from evaluator.scoring.hardware import get_hardware
+from evaluator.scoring.report import build_report
 from evaluator.supervise import SuperviseOptions, run_harness
-from leaderboard.hardware import get_hardware
 from leaderboard.problems import harness_problem, stored_flops_by_uuid, workloads_for
 from solarena.celery import app
 
@@ -166,9 +166,3 @@ def supervise_options(cpu: bool) -> SuperviseOptions:
         total_seconds=settings.SOLARENA_EVAL_SECONDS,
         cpu_interpreter=cpu,
     )
-
-
-@app.task(name="evaluator.tasks.sweep")
-def sweep() -> dict[str, int]:
-    requeued, failed = services.reap_expired()
-    return {"requeued": requeued, "failed": failed, "resent": services.dispatch_stale()}

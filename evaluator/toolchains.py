@@ -90,6 +90,13 @@ def stored_language(languages: list[str]) -> str:
     return "triton" if "triton" in languages else "python"
 
 
+def infer_language(files: Mapping[str, str], entry: str) -> str:
+    """The one rule for a solution submitted without a language, on the server and in `solarena
+    submit` alike: cuda when its spec.languages names a C++ family language, else triton when its
+    spec names triton or (without a spec) a Python source imports triton, else python."""
+    return stored_language(languages_of(files, entry))
+
+
 def toolchains(setting: str | Mapping[str, Iterable[str]] | None) -> dict[str, tuple[str, ...]]:
     """The deployment's table (hardware slug, or "*" for any other -> parts), from JSON text or a
     mapping; unknown parts are refused by name."""

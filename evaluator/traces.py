@@ -174,7 +174,7 @@ def report_traces(
     hardware_name: str,
     timestamp: str,
 ) -> list[dict[str, Any]]:
-    """The traces of a report as evaluator/report.py builds it (`solarena eval --json`), in its row
+    """The traces of a report as evaluator/scoring/report.py builds it (`solarena eval --json`), in its row
     order; `workloads` are the run's workloads as Workload.to_json() gives them."""
     by_uuid = {w.get("uuid"): w for w in workloads}
     environment = trace_environment(report.get("environment") or {}, hardware_name)

@@ -31,7 +31,7 @@ class HardwareAdmin(admin.ModelAdmin):
     list_display = ["slug", "name", "vendor", "memory_gb", "active"]
     list_filter = ["vendor", "active"]
     search_fields = ["slug", "name"]
-    # The datasheet columns come from leaderboard/hardware.py through sync_problems.
+    # The datasheet columns come from evaluator/scoring/hardware.py through sync_problems.
     readonly_fields = ["slug", "name", "vendor", "memory_gb", "memory_bandwidth", "l2_bytes",
                        "peak_flops"]
 

@@ -20,11 +20,11 @@ from django.db.models import F, Max, QuerySet, Sum, Window
 from django.db.models.functions import RowNumber
 
 from evaluator.harness.problem import TASK_TYPES
+from evaluator.rankings import RANK_ORDER
 from submissions import suites
 from submissions.models import AgentSubmission
 
 from .models import Category, Hardware, LeaderboardEntry, Problem
-from .rankings import RANK_ORDER
 
 __all__ = ["TASK_TYPES", "UnknownSort", "agent_board", "category_board", "overview", "problem_board",
            "sort_rows"]

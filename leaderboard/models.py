@@ -113,7 +113,7 @@ class Workload(models.Model):
     axes = models.JSONField()
     inputs = models.JSONField()
     tolerance = models.JSONField()
-    # Counted from the reference at sync where the definition has no sol.flops (leaderboard/sol.py)
+    # Counted from the reference at sync where the definition has no sol.flops (evaluator/scoring/sol.py)
     reference_flops = models.FloatField(null=True, blank=True, help_text=(
         "FLOPs counted from the reference at sync; empty where the definition gives sol.flops "
         "or the count failed"))

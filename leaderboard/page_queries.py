@@ -25,15 +25,16 @@ from django.db.models import (
 from django.db.models.functions import Coalesce
 
 from evaluator.models import Evaluation
+from evaluator.scoring import sol
+from evaluator.scoring.hardware import BANDWIDTH_KEY, COMPUTE_CLASSES, HARDWARE, HardwareSpec
+from evaluator.scoring.sol import WorkloadWork
 from submissions import suites
 from submissions.models import AgentSubmission, Submission
 from submissions.visibility import viewable_sources
 
-from . import boards, charts, sol
-from .hardware import BANDWIDTH_KEY, COMPUTE_CLASSES, HARDWARE, HardwareSpec
+from . import boards, charts
 from .models import Hardware, LeaderboardEntry, Problem, Workload
 from .problems import sol_bounds, visible_work
-from .sol import WorkloadWork
 
 
 def _count(queryset: QuerySet[Any], by: str) -> Subquery:

@@ -6,11 +6,11 @@ from collections.abc import Iterable
 
 from evaluator.harness import problem as spec
 from evaluator.harness.flops import FlopCount
+from evaluator.scoring.hardware import HARDWARE
+from evaluator.scoring.score import sol_bound_ms
+from evaluator.scoring.sol import WorkloadWork, workload_work
 
-from .hardware import HARDWARE
 from .models import Hardware, Problem, Workload
-from .scoring import sol_bound_ms
-from .sol import WorkloadWork, workload_work
 
 
 def definition_of(problem: Problem) -> spec.Definition:

@@ -16,8 +16,8 @@ from evaluator.harness.flops import FlopCount, count_reference_flops
 from evaluator.harness.hidden import draw_hidden
 from evaluator.harness.importer import import_problems
 from evaluator.harness.names import CATEGORY_MAX, slug_of
+from evaluator.scoring.hardware import BANDWIDTH_KEY, COMPUTE_CLASSES, HARDWARE
 
-from .hardware import BANDWIDTH_KEY, COMPUTE_CLASSES, HARDWARE
 from .models import Category, Hardware, Problem, Workload
 
 

@@ -21,6 +21,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
+from solarena.env import env_float, env_int
+
 from .base import OUTPUT_CAP, Limits, RunResult, Watchdog, init_exit_status, memory_reason
 from .disk_usage import JobDirQuota
 
@@ -72,9 +74,9 @@ class DockerBackend:
         self.image = image or os.environ.get("SOLARENA_DOCKER_IMAGE") or DEFAULT_IMAGE
         self.gpus = _gpu_list(gpus)
         self.user = user or os.environ.get("SOLARENA_DOCKER_USER") or default_user()
-        self.cpus = cpus if cpus is not None else float(os.environ.get("SOLARENA_DOCKER_CPUS", DEFAULT_CPUS))
-        self.tmp_bytes = tmp_bytes or int(os.environ.get("SOLARENA_DOCKER_TMP_BYTES", DEFAULT_TMP_BYTES))
-        self.shm_bytes = shm_bytes or int(os.environ.get("SOLARENA_DOCKER_SHM_BYTES", DEFAULT_SHM_BYTES))
+        self.cpus = cpus if cpus is not None else env_float("SOLARENA_DOCKER_CPUS", DEFAULT_CPUS)
+        self.tmp_bytes = tmp_bytes or env_int("SOLARENA_DOCKER_TMP_BYTES", DEFAULT_TMP_BYTES)
+        self.shm_bytes = shm_bytes or env_int("SOLARENA_DOCKER_SHM_BYTES", DEFAULT_SHM_BYTES)
         _refuse_root(self.user)
         self.client = client or connect()
         self._check_image()

@@ -23,9 +23,9 @@ from evaluator.harness.hidden import draw_hidden, load_hidden_file
 from evaluator.harness.importer import find_problem_dirs
 from evaluator.harness.problem import Problem, ProblemError, Workload, load_problem
 from evaluator.jobs import SolutionError, SolutionFiles, write_job
-from evaluator.report import build_report
+from evaluator.scoring.hardware import HARDWARE, HardwareSpec, get_hardware
+from evaluator.scoring.report import build_report
 from evaluator.supervise import SuperviseOptions, run_harness
-from leaderboard.hardware import HARDWARE, HardwareSpec, get_hardware
 from solarena import client_commands
 from solarena.client import ClientError
 

@@ -20,7 +20,7 @@ from urllib.parse import quote
 from rich.console import Console
 from rich.table import Table
 
-from evaluator.toolchains import languages_of, stored_language
+from evaluator.toolchains import infer_language
 
 from .client import (
     DEFAULT_SERVER,
@@ -262,9 +262,9 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
 # ---------------------------------------------------------------- submissions
 
 
-def infer_language(path: Path, text: str) -> str:
-    """python, triton or cuda: from a solution.json's spec.languages, else from whether the
-    Python sources import triton."""
+def solution_files(path: Path, text: str) -> dict[str, str]:
+    """The file and, for a solution.json, the sources it lists: what the server's language rule
+    (evaluator.toolchains.infer_language) reads, before the server has checked the file."""
     files = {path.name: text}
     if path.suffix == ".json":
         try:
@@ -274,7 +274,7 @@ def infer_language(path: Path, text: str) -> str:
         if isinstance(sources, list):
             files |= {str(s.get("path", "")): str(s.get("content", ""))
                       for s in sources if isinstance(s, dict)}
-    return stored_language(languages_of(files, path.name))
+    return files
 
 
 def _read_solution(path: Path) -> bytes:
@@ -292,7 +292,8 @@ def cmd_submit(args: argparse.Namespace) -> int:
     with _client(args) as client:
         client.require_login()
         data = _read_solution(args.file)
-        language = args.language or infer_language(args.file, data.decode("utf-8", errors="replace"))
+        language = args.language or infer_language(
+            solution_files(args.file, data.decode("utf-8", errors="replace")), args.file.name)
         submission = client.post("submissions/", data={"problem": args.problem, "hardware": args.hardware,
                                                        "language": language},
                                  files={"file": (args.file.name, data, "application/octet-stream")})

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import shutil
 from datetime import timedelta
 from pathlib import Path
@@ -10,23 +9,9 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
+from solarena.env import env_bool, env_float, env_int, env_list, env_str
+
 BASE_DIR = Path(__file__).resolve().parent.parent
-
-
-def env_str(name: str, default: str) -> str:
-    return os.environ.get(name, default)
-
-
-def env_bool(name: str, default: bool) -> bool:
-    return os.environ.get(name, str(default)).strip().lower() in ("1", "true", "yes", "on")
-
-
-def env_int(name: str, default: int) -> int:
-    return int(os.environ.get(name, default))
-
-
-def env_list(name: str, default: str) -> list[str]:
-    return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
 
 
 DEVELOPMENT_SECRET_KEY = "solarena-insecure-development-key"
@@ -175,7 +160,7 @@ if SOLARENA_LOG_FORMAT == "json":
     from ops.logging import json_config
 
     LOGGING = json_config(env_str("SOLARENA_LOG_LEVEL", "INFO").upper())
-SOLARENA_HEALTH_TIMEOUT_SECONDS = float(env_str("SOLARENA_HEALTH_TIMEOUT_SECONDS", "2"))
+SOLARENA_HEALTH_TIMEOUT_SECONDS = env_float("SOLARENA_HEALTH_TIMEOUT_SECONDS", 2.0)
 SOLARENA_METRICS_TOKEN = env_str("SOLARENA_METRICS_TOKEN", "")
 
 # Throttle counters live in the cache: a deployment with several web processes points CACHE_URL
@@ -217,6 +202,8 @@ CELERY_BROKER_TRANSPORT_OPTIONS = (
         "data_folder_out": str(BROKER_DIR / "out"),
         "processed_folder": str(BROKER_DIR / "processed"),
         "store_processed": False,
+        # the exchange tables (kombu's default is ./control, in whatever folder the process started)
+        "control_folder": str(BROKER_DIR / "control"),
     }
     if CELERY_BROKER_URL.startswith("filesystem")
     else {"visibility_timeout": 3600}

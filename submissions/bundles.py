@@ -12,7 +12,6 @@ import gzip
 import io
 import json
 import math
-import os
 import re
 import stat
 import struct
@@ -21,7 +20,7 @@ import zipfile
 import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import PurePosixPath
 from typing import Any, BinaryIO
 
 from evaluator.harness.names import why_not_a_name
@@ -84,18 +83,6 @@ def read_bundle(data: bytes, filename: str, limits: BundleLimits = DEFAULT_LIMIT
     else:
         raise BundleError(f"{filename}: not a zip or tar.gz archive (its first bytes are neither)")
     return _assemble(files, limits)
-
-
-def read_bundle_directory(path: Path, limits: BundleLimits = DEFAULT_LIMITS) -> Bundle:
-    """Read a directory laid out like an archive; a link anywhere inside it is refused, not followed."""
-    if not path.is_dir():
-        raise BundleError(f"{path}: not a directory")
-    unpacked = _Unpacked(limits)
-    try:
-        _read_directory_into(unpacked, path, "")
-    except OSError as exc:  # unreadable, or swapped for a link while being read
-        raise BundleError(f"{exc.filename or path}: cannot be read ({exc.strerror or exc})") from None
-    return _assemble(unpacked.files, limits)
 
 
 # Reading: paths checked before any data is read, data read through a bounded read.
@@ -305,34 +292,6 @@ def _tar_kind(member: tarfile.TarInfo) -> str:
     if member.isfifo():
         return "FIFOs are"
     return f"entries of type {member.type!r} are"
-
-
-def _read_directory_into(unpacked: _Unpacked, directory: Path, prefix: str) -> None:
-    with os.scandir(directory) as entries:
-        for entry in sorted(entries, key=lambda e: e.name):
-            relative = prefix + entry.name
-            unpacked.count_entry(relative)
-            if entry.is_symlink():
-                raise BundleError(f"{relative}: symbolic links are not allowed in a bundle")
-            if entry.is_dir(follow_symlinks=False):
-                _entry_path(relative)
-                _read_directory_into(unpacked, Path(entry.path), relative + "/")
-            elif entry.is_file(follow_symlinks=False):
-                path = unpacked.claim(relative)
-                with _open_regular_file(entry.path, relative) as stream:
-                    unpacked.add(path, stream, unpacked.caps(path))
-            else:
-                raise BundleError(f"{relative}: only regular files are allowed in a bundle")
-
-
-def _open_regular_file(path: str, relative: str) -> BinaryIO:
-    """Open without following a link or blocking on a FIFO, in case the file was swapped since it was
-    listed, and check again that it is a regular file."""
-    descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    if not stat.S_ISREG(os.fstat(descriptor).st_mode):
-        os.close(descriptor)
-        raise BundleError(f"{relative}: only regular files are allowed in a bundle")
-    return os.fdopen(descriptor, "rb")
 
 
 # Assembling: manifest, logs and solutions out of the files read.

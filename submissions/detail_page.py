@@ -10,9 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from api.serializers import WorkloadResultSerializer
 from evaluator.harness import status
-from evaluator.hidden_results import hidden_summary, shown_progress
+from evaluator.hidden_results import hidden_summary, shown_progress, visible_rows
 from evaluator.models import Evaluation
 from leaderboard import charts
 from leaderboard.templatetags.page_format import axes as axes_label
@@ -40,8 +39,7 @@ class Progress:
 
 def prepare(evaluation: Evaluation, details_visible: bool) -> Evaluation:
     """Attach rows, chart, summary, progress and environment to an evaluation for the templates."""
-    evaluation.rows = [_row(data, details_visible)
-                       for data in WorkloadResultSerializer(evaluation.results.all(), many=True).data]
+    evaluation.rows = [_row(data, details_visible) for data in visible_rows(evaluation.results.all())]
     evaluation.hidden = hidden_summary(evaluation)
     evaluation.chart = charts.fraction_chart(
         [(_label(row), row["sol_fraction"], row["status"]) for row in evaluation.rows],

@@ -21,7 +21,7 @@ from evaluator import services as evaluations
 from evaluator.jobs import SolutionFiles
 from evaluator.models import Evaluation
 from evaluator.toolchains import UnsupportedLanguage as UnsupportedLanguage
-from evaluator.toolchains import check_runnable, languages_of, stored_language, toolchains
+from evaluator.toolchains import check_runnable, infer_language, languages_of, toolchains
 from leaderboard.lookup import current_problems
 from leaderboard.models import Hardware, Problem
 
@@ -135,8 +135,8 @@ def create_agent_submission(owner: AbstractBaseUser, bundle: Bundle,
         _check_in_flight(owner, len(names) * len(hardware), what="this bundle")
         agent = _store_agent(owner, bundle.manifest, dict(bundle.logs))
         for name, files in bundle.solutions.items():
-            create_submission(owner, problems[name], files, infer_language(files), hardware,
-                              agent_submission=agent)
+            language = infer_language(files.files, files.entry)
+            create_submission(owner, problems[name], files, language, hardware, agent_submission=agent)
     return agent
 
 
@@ -218,13 +218,6 @@ def _check_rate(owner: AbstractBaseUser) -> None:
 def _period_name(seconds: int) -> str:
     return next(name for name, length in PERIODS.items() if length == seconds)
 
-
-
-def infer_language(files: SolutionFiles) -> str:
-    """A bundle solution's language as stored (python, triton or cuda): from a solution.json's
-    spec.languages (the C++ family counted as cuda), else "triton" when a Python source imports
-    triton, else "python"."""
-    return stored_language(languages_of(files.files, files.entry))
 
 
 def counted_submissions(owner: AbstractBaseUser, problem: Problem, now: datetime | None = None) -> int:

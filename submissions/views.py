@@ -1,7 +1,8 @@
 """The browser side of submitting: the form, the participant's submissions, one submission's page.
 
-Writes go through submissions.services and hidden workloads are redacted by the API's own
-WorkloadResultSerializer, so the pages and the API cannot disagree on what a submitter sees."""
+Writes go through submissions.services and hidden workloads are redacted by the rows the API
+shows too (evaluator.hidden_results.visible_rows), so the pages and the API cannot disagree on
+what a submitter sees."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Calibrating a GPU: the memory bandwidth and matrix throughput it actually reaches, per compute
-class of leaderboard.hardware (the keys of a Hardware row's `calibrated` peaks).
+class of evaluator.scoring.hardware (the keys of a Hardware row's `calibrated` peaks).
 
 Bandwidth: a large device-to-device copy, bytes read plus bytes written. Throughput: a large
 square matrix product per class (cuBLAS through torch; float8 through torch._scaled_mm, int8

@@ -1,4 +1,4 @@
-"""Importing problem suites as they are, and writing a problem back in our directory layout.
+"""Importing problem suites as they are.
 
 Understood inputs:
 - a problem directory (ours or SOL-ExecBench's): definition.json + workload.jsonl;
@@ -16,18 +16,13 @@ Two problems of one import may not share a name, nor a slug (names.slug_of).
 from __future__ import annotations
 
 import glob
-import json
-import shutil
-from dataclasses import asdict
 from pathlib import Path
-from typing import Any
 
 from .names import slug_of
 from .problem import (
     Definition,
     Problem,
     ProblemError,
-    Workload,
     definition_from_json,
     load_problem,
     load_workloads,
@@ -144,61 +139,3 @@ def _workload_file(root: Path, def_path: Path, definition: Definition) -> Path:
     if len(found) == 1:
         return found[0]
     raise ProblemError(str(def_path), "", f"no workloads: expected {expected}")
-
-
-# ---------------------------------------------------------------- writing our layout
-
-
-def write_problem(problem: Problem, dest_dir: str | Path) -> Path:
-    """Write `problem` as definition.json + reference.py (+ baseline.py, starter.py) + *.jsonl.
-
-    Hidden workloads are refused: they never go into a problem directory.
-    """
-    dest = Path(dest_dir)
-    hidden = [w.uuid for w in problem.workloads + problem.smoke_workloads if w.visibility != "visible"]
-    if hidden:
-        raise ProblemError(str(dest), "workloads", f"hidden workloads cannot be written: {hidden}")
-    tensors = _tensor_paths(problem, dest)
-    dest.mkdir(parents=True, exist_ok=True)
-    definition = problem.definition
-    data = definition.to_json()
-    for key in ("reference", "baseline", "starter"):
-        source = data.pop(key, None)
-        if source is not None:
-            (dest / f"{key}.py").write_text(source, encoding="utf-8")
-        else:  # a stale file from an earlier write would be read back as this problem's
-            (dest / f"{key}.py").unlink(missing_ok=True)
-    (dest / "definition.json").write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
-    for name, workloads in (("workload.jsonl", problem.workloads), ("smoke.jsonl", problem.smoke_workloads)):
-        if workloads:
-            lines = [json.dumps(_workload_json(w, definition)) for w in workloads]
-            (dest / name).write_text("\n".join(lines) + "\n", encoding="utf-8")
-        else:
-            (dest / name).unlink(missing_ok=True)
-    for relative in tensors:
-        source, target = (problem.directory or dest) / relative, dest / relative
-        if source.resolve() != target.resolve():
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(source, target)
-    return dest
-
-
-def _workload_json(workload: Workload, definition: Definition) -> dict[str, Any]:
-    data: dict[str, Any] = {"uuid": workload.uuid, "axes": dict(workload.axes), "inputs": workload.inputs}
-    if workload.tolerance != definition.tolerance:
-        data["tolerance"] = asdict(workload.tolerance)
-    return data
-
-
-def _tensor_paths(problem: Problem, dest: Path) -> list[str]:
-    """The stored-tensor files the workloads read, checked before anything is written."""
-    paths = []
-    for workload in problem.workloads + problem.smoke_workloads:
-        for name, desc in workload.inputs.items():
-            if desc["type"] != "safetensors":
-                continue
-            if problem.directory is None:
-                raise ProblemError(str(dest), f"{workload.uuid}.inputs.{name}",
-                                   "safetensors input of a problem without a directory to copy from")
-            paths.append(desc["path"])
-    return sorted(set(paths))

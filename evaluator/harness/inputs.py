@@ -148,11 +148,6 @@ def _check_tensor(spec: TensorSpec, value: Any, shape: tuple[int, ...], what: st
         )
 
 
-def clone_args(args: list[Any]) -> list[Any]:
-    """Copies of the tensors at new addresses (scalars pass through)."""
-    return [a.clone() if isinstance(a, torch.Tensor) else a for a in args]
-
-
 def empty_outputs(
     definition: Definition, axes: Mapping[str, int], device: torch.device
 ) -> list[torch.Tensor]:

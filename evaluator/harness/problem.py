@@ -8,8 +8,8 @@ from __future__ import annotations
 import ast
 import json
 import re
-from collections.abc import Iterable, Mapping
-from dataclasses import asdict, dataclass, field, replace
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -741,6 +741,3 @@ def _check_safetensors(
     if base_dir is not None and not (base_dir / path).is_file():
         raise ProblemError(where, f"{loc}.path", f"{path} does not exist")
 
-
-def with_visibility(workloads: Iterable[Workload], visibility: str) -> list[Workload]:
-    return [replace(w, visibility=visibility) for w in workloads]

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from evaluator.harness import status
-from evaluator.report import build_report
-from leaderboard.hardware import get_hardware
+from evaluator.scoring.hardware import get_hardware
+from evaluator.scoring.report import build_report
 from tests.conftest import SCALE_SHIFT, Evaluated, evaluate_source
 
 CHEATS = Path(__file__).resolve().parent / "cheats"
@@ -85,7 +85,7 @@ def evaluate_cheat(
 
 
 def scored(evaluated: Evaluated, solution_dir: Path, hardware: str) -> CheatRun:
-    """Score an evaluation as the platform does (evaluator.report.build_report)."""
+    """Score an evaluation as the platform does (evaluator.scoring.report.build_report)."""
     report = build_report(evaluated.problem.definition, evaluated.workloads, evaluated.outcome,
                           get_hardware(hardware))
     return CheatRun(evaluated, report, solution_dir)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from evaluator.harness import status
-from leaderboard.scoring import is_below_sol
+from evaluator.scoring.score import is_below_sol
 from tests.anticheat.conftest import MANY_CALLS, CheatRun, assert_not_broken, evaluate_cheat
 
 

@@ -11,9 +11,9 @@ import pytest
 from django.utils import timezone
 from rest_framework.pagination import PageNumberPagination
 
-from leaderboard.hardware import HARDWARE
+from evaluator.scoring.hardware import HARDWARE
+from evaluator.scoring.score import sol_bound_ms
 from leaderboard.models import Category, Hardware, LeaderboardEntry, Problem, Workload
-from leaderboard.scoring import sol_bound_ms
 from tests.api.support import client_for
 from tests.platform import factories
 

@@ -18,7 +18,7 @@ import yaml
 from django.core.management import get_commands
 
 from evaluator.gpus import parse_device_list, plan_workers
-from leaderboard.hardware import HARDWARE
+from evaluator.scoring.hardware import HARDWARE
 from tests.conftest import ROOT
 from tests.ops.support import base_env, manage
 

@@ -18,7 +18,7 @@ from evaluator.harness.names import slug_of
 from evaluator.harness.problem import load_problem
 from evaluator.jobs import SolutionFiles
 from evaluator.models import Evaluation
-from leaderboard.hardware import HARDWARE
+from evaluator.scoring.hardware import HARDWARE
 from leaderboard.models import Category, Hardware, Problem, Workload
 from leaderboard.problems import workloads_for
 from submissions.models import Submission
@@ -151,7 +151,7 @@ def make_probe(owner: AbstractBaseUser, problem: Problem, cpu: Hardware, hidden_
     message and times quote its shape, as the harness's would before ingestion redacts them. `when`:
     its one time for every timestamp, so that probes read alike."""
     from evaluator import services
-    from leaderboard.scoring import WorkloadOutcome, problem_aggregates
+    from evaluator.scoring.score import WorkloadOutcome, problem_aggregates
 
     evaluation = make_evaluation(owner=owner, problem=problem, hardware=cpu)
     assert services.claim(evaluation.pk, "probe-worker") is not None

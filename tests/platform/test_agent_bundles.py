@@ -6,13 +6,11 @@ from __future__ import annotations
 import gzip
 import io
 import json
-import os
 import random
 import stat
 import struct
 import tarfile
 import zipfile
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -23,7 +21,6 @@ from submissions.bundles import (
     BundleLimits,
     MiB,
     read_bundle,
-    read_bundle_directory,
 )
 
 MANIFEST: dict[str, Any] = {
@@ -100,13 +97,6 @@ def make_tar_gz(
     return buffer.getvalue()
 
 
-def write_tree(root: Path, files: dict[str, str | bytes]) -> None:
-    for path, content in files.items():
-        target = root / path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(_bytes(content))
-
-
 def refused(data: bytes, filename: str = "bundle.zip", limits: BundleLimits | None = None) -> str:
     with pytest.raises(BundleError) as caught:
         read_bundle(data, filename, limits or BundleLimits())
@@ -144,11 +134,6 @@ def test_a_zip_in_a_wrapping_directory_reads_back() -> None:
 
 def test_the_archive_kind_comes_from_its_bytes_not_its_name() -> None:
     assert_good_bundle(read_bundle(make_tar_gz(good_files()), "agent.zip"))
-
-
-def test_a_directory_of_solutions_reads_back(tmp_path: Path) -> None:
-    write_tree(tmp_path, good_files())
-    assert_good_bundle(read_bundle_directory(tmp_path))
 
 
 def test_optional_manifest_fields_may_be_left_out() -> None:
@@ -326,13 +311,6 @@ def test_a_zip_symlink_entry_is_refused() -> None:
     assert "softmax.py" in message and "symbolic links" in message
 
 
-def test_a_symlink_in_a_directory_bundle_is_refused(tmp_path: Path) -> None:
-    write_tree(tmp_path, bundle_with({"softmax.py": None}))
-    (tmp_path / "softmax.py").symlink_to(tmp_path / "rmsnorm" / "solution.py")
-    with pytest.raises(BundleError, match=r"softmax\.py: symbolic links"):
-        read_bundle_directory(tmp_path)
-
-
 def test_a_path_appearing_twice_is_refused() -> None:
     buffer = io.BytesIO(make_zip(good_files()))
     with pytest.warns(UserWarning, match="Duplicate name"), zipfile.ZipFile(buffer, "a") as archive:
@@ -469,12 +447,3 @@ def test_problems_may_be_named_by_slug_or_as_written(path: str) -> None:
 def test_a_bundle_without_solutions_is_refused() -> None:
     files = {"manifest.json": manifest(logs=None)}
     assert "no solutions" in refused(make_zip(files))
-
-
-def test_a_directory_bundle_keeps_to_the_same_limits(tmp_path: Path) -> None:
-    write_tree(tmp_path, good_files())
-    with pytest.raises(BundleError, match="more than 3 entries"):
-        read_bundle_directory(tmp_path, BundleLimits(max_entries=3))
-    os.mkfifo(tmp_path / "pipe.py")
-    with pytest.raises(BundleError, match=r"pipe\.py: only regular files"):
-        read_bundle_directory(tmp_path)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from leaderboard.hardware import get_hardware, peak_bandwidth, peak_flops
+from evaluator.scoring.hardware import get_hardware, peak_bandwidth, peak_flops
 from leaderboard.models import Hardware
 from leaderboard.services import sync_hardware
 

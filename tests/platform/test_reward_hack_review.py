@@ -14,8 +14,8 @@ from django.urls import reverse
 from evaluator import services
 from evaluator.harness import status
 from evaluator.models import Evaluation
+from evaluator.rankings import board
 from leaderboard.models import LeaderboardEntry, Problem, Workload
-from leaderboard.rankings import board
 from tests.platform import factories
 
 pytestmark = pytest.mark.django_db

@@ -9,8 +9,8 @@ import pytest
 
 from evaluator import services
 from evaluator.models import Evaluation, WorkloadResult
+from evaluator.rankings import board
 from leaderboard.models import LeaderboardEntry, Workload
-from leaderboard.rankings import board
 from tests.platform import factories
 
 pytestmark = pytest.mark.django_db

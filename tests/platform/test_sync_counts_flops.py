@@ -9,14 +9,14 @@ from pathlib import Path
 import pytest
 
 from evaluator.harness.problem import load_problem
-from evaluator.report import build_report
+from evaluator.scoring.hardware import get_hardware
+from evaluator.scoring.report import build_report
+from evaluator.scoring.score import sol_bound_ms
+from evaluator.scoring.sol import tensor_bytes
 from evaluator.supervise import HarnessOutcome
 from leaderboard import services
-from leaderboard.hardware import get_hardware
 from leaderboard.models import Hardware, Problem, Workload
 from leaderboard.problems import harness_problem, stored_flops_by_uuid, visible_sol_bounds, workloads_for
-from leaderboard.scoring import sol_bound_ms
-from leaderboard.sol import tensor_bytes
 from tests.conftest import FIXTURES
 from tests.platform.test_sync_problems import copy_problem, sync
 

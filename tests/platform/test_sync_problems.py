@@ -11,7 +11,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from evaluator.harness.problem import load_problem
-from leaderboard.hardware import HARDWARE
+from evaluator.scoring.hardware import HARDWARE
 from leaderboard.models import Category, Hardware, Problem, Workload
 from leaderboard.problems import harness_problem, workloads_for
 from tests.conftest import ROOT, SCALE_SHIFT, TEST_SECRET

@@ -12,8 +12,8 @@ import pytest
 from evaluator.harness import expr
 from evaluator.harness.flops import count_reference_flops
 from evaluator.harness.problem import load_problem
-from leaderboard.hardware import HARDWARE
-from leaderboard.scoring import sol_bound_ms
+from evaluator.scoring.hardware import HARDWARE
+from evaluator.scoring.score import sol_bound_ms
 from tests.conftest import ROOT
 
 PROBLEM_DIRS = sorted(p.parent for p in (ROOT / "problems").glob("*/definition.json"))

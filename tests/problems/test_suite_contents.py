@@ -10,7 +10,7 @@ import pytest
 
 from evaluator.harness.hidden import draw_hidden
 from evaluator.harness.problem import Problem, load_problem
-from leaderboard.sol import workload_work
+from evaluator.scoring.sol import workload_work
 from tests.conftest import ROOT, TEST_SECRET
 
 PROBLEM_DIRS = sorted(p.parent for p in (ROOT / "problems").glob("*/definition.json"))

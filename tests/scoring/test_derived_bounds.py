@@ -1,5 +1,5 @@
 """The work behind a SOL bound: the definition's sol.flops / sol.bytes each where given, else FLOPs
-counted from the reference and bytes of the inputs and outputs (leaderboard/sol.py), and the
+counted from the reference and bytes of the inputs and outputs (evaluator/scoring/sol.py), and the
 report rows saying which."""
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ import pytest
 from evaluator.harness import status
 from evaluator.harness.flops import FlopCount
 from evaluator.harness.problem import Definition, definition_from_json, load_problem
-from evaluator.report import scored_workload
-from leaderboard import sol
-from leaderboard.hardware import get_hardware
-from leaderboard.scoring import sol_bound_ms
+from evaluator.scoring import sol
+from evaluator.scoring.hardware import get_hardware
+from evaluator.scoring.report import scored_workload
+from evaluator.scoring.score import sol_bound_ms
 from tests.conftest import FIXTURES
 
 TINY_MATMUL = FIXTURES / "problems" / "tiny_matmul"

@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from leaderboard.hardware import (
+from evaluator.scoring.hardware import (
     BANDWIDTH_KEY,
     COMPUTE_CLASSES,
     HARDWARE,

@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from leaderboard.scoring import (
+from evaluator.scoring.score import (
     HIDDEN,
     INCORRECT_NUMERICAL,
     PASSED,

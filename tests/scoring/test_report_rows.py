@@ -1,12 +1,12 @@
-"""Raw harness measurements become scored rows on the trusted side (evaluator/report.py)."""
+"""Raw harness measurements become scored rows on the trusted side (evaluator/scoring/report.py)."""
 
 from __future__ import annotations
 
 import pytest
 
 from evaluator.harness.problem import Problem
-from evaluator.report import scored_workload
-from leaderboard.hardware import get_hardware
+from evaluator.scoring.hardware import get_hardware
+from evaluator.scoring.report import scored_workload
 
 H200 = get_hardware("h200")
 

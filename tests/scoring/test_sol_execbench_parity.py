@@ -12,9 +12,9 @@ import pytest
 
 from evaluator.harness import status
 from evaluator.harness.problem import load_problem
-from evaluator.report import scored_workload
-from leaderboard.hardware import get_hardware
-from leaderboard.scoring import workload_score
+from evaluator.scoring.hardware import get_hardware
+from evaluator.scoring.report import scored_workload
+from evaluator.scoring.score import workload_score
 from tests.conftest import FIXTURES
 
 # (t_k, t_b, t_sol) in ms -> their score, which is also ours

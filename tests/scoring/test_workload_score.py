@@ -4,8 +4,8 @@ import math
 
 import pytest
 
-from leaderboard.hardware import get_hardware
-from leaderboard.scoring import BELOW_SOL_MARGIN, sol_bound_ms, workload_score
+from evaluator.scoring.hardware import get_hardware
+from evaluator.scoring.score import BELOW_SOL_MARGIN, sol_bound_ms, workload_score
 
 H200 = get_hardware("h200")
 

@@ -17,7 +17,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from evaluator.gpus import GpuListError, WorkerPlan, detect, plan_workers
-from leaderboard.hardware import HARDWARE
+from evaluator.scoring.hardware import HARDWARE
 
 # A worker that exits sooner than this after its start failed to start (a refused sandbox, a
 # broker URL that does not parse): starting it again would fail the same way.

@@ -1,4 +1,4 @@
-"""Reaper and dispatcher in one command, for deployments without celery beat."""
+"""The sweeper: the reaper and the dispatcher in one command, once or in a loop (docs/evaluations.md)."""
 
 from __future__ import annotations
 

@@ -12,10 +12,10 @@ from typing import Any
 from evaluator.harness import status
 from evaluator.harness.flops import FlopCount, count_reference_flops
 from evaluator.harness.problem import Definition, Workload
+from evaluator.scoring.hardware import HardwareSpec
+from evaluator.scoring.score import WorkloadOutcome, problem_aggregates, sol_bound_ms, workload_score
+from evaluator.scoring.sol import workload_work
 from evaluator.supervise import HarnessOutcome
-from leaderboard.hardware import HardwareSpec
-from leaderboard.scoring import WorkloadOutcome, problem_aggregates, sol_bound_ms, workload_score
-from leaderboard.sol import workload_work
 
 SCHEMA = "solarena.eval/1"
 

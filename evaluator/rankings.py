@@ -12,9 +12,9 @@ from datetime import datetime
 
 from django.db.models import F, Q, QuerySet
 
-from evaluator.models import Evaluation
+from leaderboard.models import LeaderboardEntry
 
-from .models import LeaderboardEntry
+from .models import Evaluation
 
 VALID = Q(reward_hack=False, score__gt=0)
 # The stable total order of a board: score (none last), earlier submission, user id.

@@ -21,7 +21,7 @@ from evaluator.harness.status import (
     RUNTIME_ERROR,
     TIMEOUT,
 )
-from leaderboard.hardware import HardwareSpec, peak_bandwidth, peak_flops
+from evaluator.scoring.hardware import HardwareSpec, peak_bandwidth, peak_flops
 
 __all__ = [
     "ALL_STATUSES",
