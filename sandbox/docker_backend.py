@@ -4,6 +4,7 @@ working directory), a small private /tmp, no capabilities, no privilege gain, a 
 cgroup limits on memory (which the tmpfs /tmp counts against), tasks and CPU, rlimits on open
 files and CPU time, only the job directory of the host mounted (its problem/ part read-only),
 an environment holding only the job's variables, and only the job's GPUs, requested by device id.
+The harness is the container's PID 1: signals from inside cannot kill it.
 
 The wall clock, the job directory's disk quota and the watchdog are enforced from here; a kill
 takes the whole container with it, and the container is removed however the run ends.
@@ -41,7 +42,7 @@ NOBODY = "65534:65534"
 # The pids cgroup counts threads too, and torch starts a thread per host core: the cgroup is a
 # hard stop on tasks, and the process limit itself is watched with `docker top`.
 TASKS_PER_PROCESS = 64
-OWN_PROCESSES = 1  # the container's init (docker-init), not counted against the limit
+OWN_PROCESSES = 0  # the harness is PID 1 (no init), counted against the limit as elsewhere
 # Not the job directory: nothing the solution writes may be found through the working directory
 # by a trusted interpreter. The root is read-only and the user is not root.
 WORKING_DIR = "/"
@@ -72,7 +73,9 @@ class DockerBackend:
         self.image = image or os.environ.get("SOLARENA_DOCKER_IMAGE") or DEFAULT_IMAGE
         self.gpus = _gpu_list(gpus)
         self.user = user or os.environ.get("SOLARENA_DOCKER_USER") or default_user()
-        self.cpus = cpus if cpus is not None else float(os.environ.get("SOLARENA_DOCKER_CPUS", DEFAULT_CPUS))
+        wanted = cpus if cpus is not None else float(os.environ.get("SOLARENA_DOCKER_CPUS", DEFAULT_CPUS))
+        # The engine refuses a container more CPUs than the host has.
+        self.cpus = min(wanted, float(os.cpu_count() or 1))
         self.tmp_bytes = tmp_bytes or int(os.environ.get("SOLARENA_DOCKER_TMP_BYTES", DEFAULT_TMP_BYTES))
         self.shm_bytes = shm_bytes or int(os.environ.get("SOLARENA_DOCKER_SHM_BYTES", DEFAULT_SHM_BYTES))
         _refuse_root(self.user)
@@ -173,7 +176,9 @@ def container_spec(
         "volumes": job_mounts(job_dir),
         "cap_drop": ["ALL"],
         "security_opt": ["no-new-privileges"],
-        "init": True,  # reaps orphans, and reports a signal death as 128 + the signal
+        # No init: the harness is the container's PID 1, as under bubblewrap (--as-pid-1), so no
+        # other process inside holds its standard output and a signal from inside cannot kill it.
+        "init": False,
         "nano_cpus": int(cpus * 1e9),
         "ulimits": _ulimits(limits),
         "stdin_open": stdin,
@@ -296,13 +301,18 @@ def _supervise(container: Container, limits: Limits, quota: JobDirQuota, watchdo
 def _watch(container: Container, started: float, limits: Limits, quota: JobDirQuota,
            watchdog: Watchdog | None) -> tuple[str, str]:
     """Polls until the container exits ("exit") or a limit or the watchdog ends it. Memory,
-    the files in its tmpfs /tmp included, is the cgroup's; the job directory (a host directory
+    the files in its tmpfs /tmp included, is the cgroup's, and an OOM kill of any of its
+    processes ends the whole run as the memory limit; the job directory (a host directory
     mounted in) has its quota watched from here."""
     next_process_check = started
     while True:
         container.reload()
         if container.status in ("exited", "dead"):
             return "exit", ""
+        # The kernel killed a process of the container at its memory limit: usually the
+        # solution's, which would otherwise read as a crash of the solution alone.
+        if container.attrs["State"].get("OOMKilled"):
+            return "memory", memory_reason(limits)
         now = time.monotonic()
         if now - started > limits.wall_seconds:
             return "timeout", f"the time limit of {limits.wall_seconds:.0f} s was reached"
