@@ -3,8 +3,8 @@
     python benchmarks/sandbox_backends.py OUT.json [--runs 3] [--backends none,bubblewrap,docker]
 
 Evaluates the Triton softmax of problems/softmax (Triton's interpreter, the smoke workloads,
-visible and hidden) through evaluator.supervise.run_harness, as a CPU worker does, `--runs` times
-per backend, and writes each run's seconds with the median. Under docker the image is
+visible and hidden, the harness's default options) through evaluator.supervise.run_harness, as a
+CPU worker does, `--runs` times per backend, and writes each run's seconds with the median. Under docker the image is
 SOLARENA_DOCKER_IMAGE (default solarena-evaluator:cpu, scripts/docker-images); a container start
 and the interpreter's imports are part of every run, as in production.
 """
@@ -35,8 +35,7 @@ def evaluate_once(backend: str, scratch: Path) -> dict[str, Any]:
     problem = load_problem(PROBLEM)
     workloads = problem.smoke_workloads + draw_hidden(problem, "benchmark-secret", smoke=True)
     job = scratch / "job"
-    write_job(job, problem, SolutionFiles.from_path(SOLUTION), workloads, seed=1234, device="cpu",
-              options={})
+    write_job(job, problem, SolutionFiles.from_path(SOLUTION), workloads, seed=1234, device="cpu")
     started = time.monotonic()
     outcome = run_harness(job, [w.uuid for w in workloads],
                           SuperviseOptions(cpu_interpreter=True, backend=backend))
