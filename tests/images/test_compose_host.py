@@ -138,7 +138,7 @@ def test_one_submission_is_scored_end_to_end(platform: tuple[Compose, str]) -> N
     output = compose("run", "--rm", "--no-deps", "migrate", "python", "manage.py", "shell", "-c", MAKE_TOKEN)
     token = next(line for line in output.splitlines() if line.startswith("TOKEN="))[6:]
     started = time.monotonic()
-    compose("up", "-d", "--no-deps", "web", "sweeper", "worker-cpu")
+    compose("up", "-d", "--no-deps", "web-host", "sweeper", "worker-cpu")
     wait_for(address, compose)
     submission = api(address, "/api/v1/submissions/", token, {
         "problem": "softmax", "hardware": ["cpu"], "language": "triton",
