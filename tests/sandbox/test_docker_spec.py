@@ -308,7 +308,9 @@ def test_the_cage_from_inside(backend: DockerBackend, job: Path, monkeypatch: py
         "assert 'SECRET_KEY' not in os.environ, 'secret'\n"
         "try:\n    open('/usr/escape', 'w'); raise SystemExit('root filesystem writable')\n"
         "except OSError: pass\n"
-        "open('inside.txt', 'w').write('ok')\n"
+        "try:\n    open('planted.py', 'w'); raise SystemExit('working directory writable')\n"
+        "except OSError: pass\n"
+        f"open({str(job / 'inside.txt')!r}, 'w').write('ok')\n"
         "open('/tmp/scratch', 'w').write('ok')\n"
     )
     result = backend.run(python(probe), job, Limits(wall_seconds=60), PY_ENV)
