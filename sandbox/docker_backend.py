@@ -1,10 +1,11 @@
 """The `docker` backend, for production GPU hosts: one throwaway container per harness run, made
 from the evaluator image (docker/evaluator.Dockerfile). No network, a read-only root (the
 working directory), a small private /tmp, no capabilities, no privilege gain, a non-root user,
-cgroup limits on memory (which the tmpfs /tmp counts against), tasks and CPU, rlimits on open
-files and CPU time, only the job directory of the host mounted (its problem/ part read-only),
-an environment holding only the job's variables, and only the job's GPUs, requested by device id.
-The harness is the container's PID 1: signals from inside cannot kill it.
+cgroup limits on memory (which the tmpfs /tmp counts against; reaching it ends the whole run),
+tasks and CPU, rlimits on open files and CPU time, only the job directory of the host mounted
+(its problem/ part read-only), an environment holding only the job's variables, and only the
+job's GPUs, requested by device id. The harness is the container's PID 1: signals from inside
+cannot kill it.
 
 The wall clock, the job directory's disk quota and the watchdog are enforced from here; a kill
 takes the whole container with it, and the container is removed however the run ends.
@@ -81,6 +82,10 @@ class DockerBackend:
         _refuse_root(self.user)
         self.client = client or connect()
         self._check_image()
+        # Under cgroup v1 the container can be held at its memory limit instead of having a process
+        # killed, so the limit ends the whole run, as under bubblewrap (see _OomEvents).
+        info = getattr(self.client, "info", None)
+        self.hold_at_memory_limit = callable(info) and str(info().get("CgroupVersion")) == "1"
 
     def run(
         self,
@@ -96,7 +101,7 @@ class DockerBackend:
         gpus = self.gpus if self.gpus is not None else parse_gpus(env.get("CUDA_VISIBLE_DEVICES", ""))
         spec = container_spec(argv, Path(job_dir).resolve(), limits, env, gpus, self.image, self.user,
                               cpus=self.cpus, tmp_bytes=self.tmp_bytes, shm_bytes=self.shm_bytes,
-                              stdin=bool(stdin_data))
+                              stdin=bool(stdin_data), hold_at_memory_limit=self.hold_at_memory_limit)
         hand_over(Path(job_dir), self.user)
         container = self._create(spec)
         quota = JobDirQuota(Path(job_dir), limits.job_dir_bytes)
@@ -154,8 +159,11 @@ def container_spec(
     tmp_bytes: int = DEFAULT_TMP_BYTES,
     shm_bytes: int = DEFAULT_SHM_BYTES,
     stdin: bool = False,
+    hold_at_memory_limit: bool = False,
 ) -> dict[str, Any]:
-    """Keyword arguments of `client.containers.create` for one harness run."""
+    """Keyword arguments of `client.containers.create` for one harness run. With
+    hold_at_memory_limit (cgroup v1 only), the kernel pauses the container at its memory limit
+    instead of killing one of its processes, and the run is ended from here."""
     from docker.types import DeviceRequest
 
     _refuse_root(user)
@@ -188,6 +196,8 @@ def container_spec(
     if limits.memory_bytes:
         spec["mem_limit"] = limits.memory_bytes
         spec["memswap_limit"] = limits.memory_bytes  # equal: no swap to spill into
+        if hold_at_memory_limit:
+            spec["oom_kill_disable"] = True
     if gpus:
         spec["device_requests"] = [DeviceRequest(device_ids=list(gpus), capabilities=[["gpu"]])]
     return spec
@@ -273,11 +283,12 @@ def _supervise(container: Container, limits: Limits, quota: JobDirQuota, watchdo
         cleanup.callback(_close, stream)
         reader = threading.Thread(target=_copy_frames, args=(stream, out, err), daemon=True)
         reader.start()
+        oom = cleanup.enter_context(_OomEvents(container))
         container.start()
         started = time.monotonic()
         if stdin_data:
             threading.Thread(target=_feed, args=(stream, stdin_data), daemon=True).start()
-        ended_by, reason = _watch(container, started, limits, quota, watchdog)
+        ended_by, reason = _watch(container, started, limits, quota, watchdog, oom)
         if ended_by != "exit":
             _kill(container)
         code = int(container.wait()["StatusCode"])
@@ -299,7 +310,7 @@ def _supervise(container: Container, limits: Limits, quota: JobDirQuota, watchdo
 
 
 def _watch(container: Container, started: float, limits: Limits, quota: JobDirQuota,
-           watchdog: Watchdog | None) -> tuple[str, str]:
+           watchdog: Watchdog | None, oom: _OomEvents) -> tuple[str, str]:
     """Polls until the container exits ("exit") or a limit or the watchdog ends it. Memory,
     the files in its tmpfs /tmp included, is the cgroup's, and an OOM kill of any of its
     processes ends the whole run as the memory limit; the job directory (a host directory
@@ -309,9 +320,9 @@ def _watch(container: Container, started: float, limits: Limits, quota: JobDirQu
         container.reload()
         if container.status in ("exited", "dead"):
             return "exit", ""
-        # The kernel killed a process of the container at its memory limit: usually the
-        # solution's, which would otherwise read as a crash of the solution alone.
-        if container.attrs["State"].get("OOMKilled"):
+        # The container reached its memory limit: held there (cgroup v1), or a process of it
+        # killed, usually the solution's, which would otherwise read as its crash alone.
+        if oom.seen.is_set() or container.attrs["State"].get("OOMKilled"):
             return "memory", memory_reason(limits)
         now = time.monotonic()
         if now - started > limits.wall_seconds:
@@ -334,6 +345,34 @@ def _process_count(container: Container) -> int:
         return max(0, len(container.top().get("Processes") or []) - OWN_PROCESSES)
     except APIError:  # it stopped between the poll and this look
         return 0
+
+
+class _OomEvents:
+    """The engine's `oom` events of one container, read as they come: State.OOMKilled is only
+    set once the container has exited, too late to tell the limit from a crash."""
+
+    def __init__(self, container: Container) -> None:
+        self.seen = threading.Event()
+        self._stream: Any = None
+        client = getattr(container, "client", None)
+        if client is None:
+            return
+        self._stream = client.events(decode=True, filters={"container": container.id, "event": "oom"})
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        try:
+            for _ in self._stream:
+                self.seen.set()
+        except Exception:  # closed under us, or the engine went away: nothing more to read
+            pass
+
+    def __enter__(self) -> _OomEvents:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._stream is not None:
+            self._stream.close()
 
 
 class _Tail:

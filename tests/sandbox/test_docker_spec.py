@@ -69,6 +69,16 @@ def test_limits_become_cgroup_limits_and_rlimits(tmp_path: Path) -> None:
     assert ulimits["cpu"] == (121, 121)
 
 
+def test_under_cgroup_v1_the_container_is_held_at_its_memory_limit(tmp_path: Path) -> None:
+    # Held, not a process killed: the supervisor ends the whole run, naming the limit.
+    held = container_spec(ARGV, tmp_path, LIMITS, ENV, [], "image", "65534:65534", hold_at_memory_limit=True)
+    assert held["oom_kill_disable"] is True
+    assert "oom_kill_disable" not in spec(tmp_path)
+    unlimited = Limits(wall_seconds=10)
+    assert "oom_kill_disable" not in container_spec(ARGV, tmp_path, unlimited, ENV, [], "image", "1:1",
+                                                    hold_at_memory_limit=True)
+
+
 def test_unset_limits_are_left_out(tmp_path: Path) -> None:
     s = spec(tmp_path, limits=Limits(wall_seconds=10, max_open_files=None))
     assert "mem_limit" not in s and "memswap_limit" not in s and "pids_limit" not in s
