@@ -124,7 +124,8 @@ def wait_for(address: str, compose: Compose, seconds: float = 120) -> None:
     deadline = time.monotonic() + seconds
     while True:
         try:
-            with urllib.request.urlopen(f"{address}/healthz", timeout=5) as response:
+            probe = urllib.request.Request(f"{address}/healthz", headers={"Host": "localhost"})
+            with urllib.request.urlopen(probe, timeout=5) as response:
                 if response.status == 200:
                     return
         except OSError:
