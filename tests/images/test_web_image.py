@@ -20,7 +20,9 @@ from tests.sandbox.backends import require
 
 WEB_IMAGE = os.environ.get("SOLARENA_WEB_IMAGE", "solarena-web:latest")
 START_SECONDS = 60
-DATABASE_URL = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/solarena_test")
+# The server the tests use, its maintenance database: /healthz asks only that it answers.
+SERVER = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/solarena").rsplit("/", 1)[0]
+DATABASE_URL = f"{SERVER}/postgres"
 BROKER_URL = os.environ.get("CELERY_BROKER_URL", "redis://127.0.0.1:6379/15")
 
 
