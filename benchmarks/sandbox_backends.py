@@ -4,9 +4,9 @@
 
 Evaluates the Triton softmax of problems/softmax (Triton's interpreter, the smoke workloads,
 visible and hidden, the harness's default options) through evaluator.supervise.run_harness, as a
-CPU worker does, `--runs` times per backend, and writes each run's seconds with the median. Under docker the image is
-SOLARENA_DOCKER_IMAGE (default solarena-evaluator:cpu, scripts/docker-images); a container start
-and the interpreter's imports are part of every run, as in production.
+CPU worker does, `--runs` times per backend, and writes each run's seconds with the median. Under
+docker the image is SOLARENA_DOCKER_IMAGE (default solarena-evaluator:cpu, scripts/docker-images);
+a container start and the interpreter's imports are part of every run, as in production.
 """
 
 from __future__ import annotations
