@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from .base import OUTPUT_CAP, Limits, RunResult, Watchdog, init_exit_status, memory_reason
-from .disk_usage import JobDirQuota
+from .disk_usage import JobDirQuota, held_open
 
 if TYPE_CHECKING:
     from docker.client import DockerClient
@@ -316,6 +316,8 @@ def _watch(container: Container, started: float, limits: Limits, quota: JobDirQu
     processes ends the whole run as the memory limit; the job directory (a host directory
     mounted in) has its quota watched from here."""
     next_process_check = started
+    unlinked_bytes = 0
+    device = os.stat(quota.job_dir).st_dev
     while True:
         container.reload()
         if container.status in ("exited", "dead"):
@@ -327,24 +329,38 @@ def _watch(container: Container, started: float, limits: Limits, quota: JobDirQu
         now = time.monotonic()
         if now - started > limits.wall_seconds:
             return "timeout", f"the time limit of {limits.wall_seconds:.0f} s was reached"
-        if limits.max_processes and now >= next_process_check:
+        if now >= next_process_check:
             next_process_check = now + PROCESS_CHECK_SECONDS
-            if _process_count(container) > limits.max_processes:
+            pids = _host_pids(container)
+            if limits.max_processes and len(pids) - OWN_PROCESSES > limits.max_processes:
                 return "processes", f"the process limit of {limits.max_processes} was reached"
-        if quota.exceeded():
+            # Files of the job directory unlinked but held open count against its quota too.
+            unlinked_bytes = held_open(pids, device).unlinked_bytes if limits.job_dir_bytes else 0
+        if quota.exceeded(unlinked_bytes):
             return "disk", quota.reason
         if watchdog is not None and watchdog():
             return "watchdog", ""
         time.sleep(POLL_SECONDS)
 
 
-def _process_count(container: Container) -> int:
+def _host_pids(container: Container) -> list[int]:
+    """The container's processes, by their ids on this host (`docker top`); none once stopped.
+    A worker in a container of its own sees other ids, and its held-open count finds nothing."""
     from docker.errors import APIError
 
     try:
-        return max(0, len(container.top().get("Processes") or []) - OWN_PROCESSES)
+        top = container.top()
     except APIError:  # it stopped between the poll and this look
-        return 0
+        return []
+    titles = top.get("Titles") or ["PID"]
+    column = titles.index("PID") if "PID" in titles else 0
+    pids = []
+    for row in top.get("Processes") or []:
+        try:
+            pids.append(int(row[column]))
+        except (IndexError, ValueError):
+            pids.append(0)  # counted as a process all the same
+    return pids
 
 
 class _OomEvents:
