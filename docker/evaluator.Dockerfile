@@ -6,6 +6,14 @@
 #   docker build -f docker/evaluator.Dockerfile -t solarena-evaluator:latest .
 # Versions are build arguments, e.g. --build-arg TORCH_VERSION=2.13.0; TORCH_INDEX_URL adds an
 # index holding another CUDA build of torch when the default one does not suit the hosts' driver.
+# WHEELS_URL, a page of wheels holding every package needed, replaces the indexes (scripts/docker-images
+# serves one on loopback, filled by the host's pip, with a CPU torch).
+#
+# BASE_IMAGE is the image it starts from: the CUDA devel image for GPU hosts, or any Debian or
+# Ubuntu image with apt for the CPU variant, which `scripts/docker-images` builds on a base made
+# from Debian's packages where no image registry is reachable (docs/deploy.md):
+#   docker build --network host -f docker/evaluator.Dockerfile \
+#     --build-arg BASE_IMAGE=local/debian-python:bookworm -t solarena-evaluator:cpu .
 #
 # Use: on a host with the NVIDIA Container Toolkit, a worker with SOLARENA_SANDBOX=docker (and
 # SOLARENA_DOCKER_IMAGE when the tag differs) runs `python -m evaluator.harness JOB_DIR ...` in
@@ -14,8 +22,8 @@
 #
 # The devel base carries nvcc and the CUDA headers: CUDA C++ solutions are compiled in the
 # container with torch.utils.cpp_extension.load_inline.
-ARG CUDA_IMAGE=nvidia/cuda:12.8.1-devel-ubuntu24.04
-FROM ${CUDA_IMAGE}
+ARG BASE_IMAGE=nvidia/cuda:12.8.1-devel-ubuntu24.04
+FROM ${BASE_IMAGE}
 
 ARG TORCH_VERSION=2.13.0
 ARG TRITON_VERSION=3.9.0
@@ -23,6 +31,7 @@ ARG NUMPY_VERSION=2.4.6
 ARG SAFETENSORS_VERSION=0.8.0
 ARG NINJA_VERSION=1.13.2
 ARG TORCH_INDEX_URL=
+ARG WHEELS_URL=
 
 ENV DEBIAN_FRONTEND=noninteractive \
     PIP_NO_CACHE_DIR=1 \
@@ -35,6 +44,7 @@ RUN apt-get update \
     && rm -rf /var/lib/apt/lists/*
 
 RUN python -m pip install ${TORCH_INDEX_URL:+--extra-index-url "$TORCH_INDEX_URL"} \
+        ${WHEELS_URL:+--no-index --find-links "$WHEELS_URL"} \
         "torch==${TORCH_VERSION}" \
         "triton==${TRITON_VERSION}" \
         "numpy==${NUMPY_VERSION}" \

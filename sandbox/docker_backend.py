@@ -1,9 +1,11 @@
 """The `docker` backend, for production GPU hosts: one throwaway container per harness run, made
 from the evaluator image (docker/evaluator.Dockerfile). No network, a read-only root (the
 working directory), a small private /tmp, no capabilities, no privilege gain, a non-root user,
-cgroup limits on memory (which the tmpfs /tmp counts against), tasks and CPU, rlimits on open
-files and CPU time, only the job directory of the host mounted (its problem/ part read-only),
-an environment holding only the job's variables, and only the job's GPUs, requested by device id.
+cgroup limits on memory (which the tmpfs /tmp counts against; reaching it ends the whole run),
+tasks and CPU, rlimits on open files and CPU time, only the job directory of the host mounted
+(its problem/ part read-only), an environment holding only the job's variables, and only the
+job's GPUs, requested by device id. The harness is the container's PID 1: signals from inside
+cannot kill it.
 
 The wall clock, the job directory's disk quota and the watchdog are enforced from here; a kill
 takes the whole container with it, and the container is removed however the run ends.
@@ -24,7 +26,7 @@ from typing import IO, TYPE_CHECKING, Any
 from solarena.env import env_float, env_int
 
 from .base import OUTPUT_CAP, Limits, RunResult, Watchdog, init_exit_status, memory_reason
-from .disk_usage import JobDirQuota
+from .disk_usage import JobDirQuota, held_open
 
 if TYPE_CHECKING:
     from docker.client import DockerClient
@@ -43,7 +45,7 @@ NOBODY = "65534:65534"
 # The pids cgroup counts threads too, and torch starts a thread per host core: the cgroup is a
 # hard stop on tasks, and the process limit itself is watched with `docker top`.
 TASKS_PER_PROCESS = 64
-OWN_PROCESSES = 1  # the container's init (docker-init), not counted against the limit
+OWN_PROCESSES = 0  # the harness is PID 1 (no init), counted against the limit as elsewhere
 # Not the job directory: nothing the solution writes may be found through the working directory
 # by a trusted interpreter. The root is read-only and the user is not root.
 WORKING_DIR = "/"
@@ -74,12 +76,18 @@ class DockerBackend:
         self.image = image or os.environ.get("SOLARENA_DOCKER_IMAGE") or DEFAULT_IMAGE
         self.gpus = _gpu_list(gpus)
         self.user = user or os.environ.get("SOLARENA_DOCKER_USER") or default_user()
-        self.cpus = cpus if cpus is not None else env_float("SOLARENA_DOCKER_CPUS", DEFAULT_CPUS)
+        wanted = cpus if cpus is not None else env_float("SOLARENA_DOCKER_CPUS", DEFAULT_CPUS)
+        # The engine refuses a container more CPUs than the host has.
+        self.cpus = min(wanted, float(os.cpu_count() or 1))
         self.tmp_bytes = tmp_bytes or env_int("SOLARENA_DOCKER_TMP_BYTES", DEFAULT_TMP_BYTES)
         self.shm_bytes = shm_bytes or env_int("SOLARENA_DOCKER_SHM_BYTES", DEFAULT_SHM_BYTES)
         _refuse_root(self.user)
         self.client = client or connect()
         self._check_image()
+        # Under cgroup v1 the container can be held at its memory limit instead of having a process
+        # killed, so the limit ends the whole run, as under bubblewrap (see _OomEvents).
+        info = getattr(self.client, "info", None)
+        self.hold_at_memory_limit = callable(info) and str(info().get("CgroupVersion")) == "1"
 
     def run(
         self,
@@ -95,7 +103,7 @@ class DockerBackend:
         gpus = self.gpus if self.gpus is not None else parse_gpus(env.get("CUDA_VISIBLE_DEVICES", ""))
         spec = container_spec(argv, Path(job_dir).resolve(), limits, env, gpus, self.image, self.user,
                               cpus=self.cpus, tmp_bytes=self.tmp_bytes, shm_bytes=self.shm_bytes,
-                              stdin=bool(stdin_data))
+                              stdin=bool(stdin_data), hold_at_memory_limit=self.hold_at_memory_limit)
         hand_over(Path(job_dir), self.user)
         container = self._create(spec)
         quota = JobDirQuota(Path(job_dir), limits.job_dir_bytes)
@@ -153,8 +161,11 @@ def container_spec(
     tmp_bytes: int = DEFAULT_TMP_BYTES,
     shm_bytes: int = DEFAULT_SHM_BYTES,
     stdin: bool = False,
+    hold_at_memory_limit: bool = False,
 ) -> dict[str, Any]:
-    """Keyword arguments of `client.containers.create` for one harness run."""
+    """Keyword arguments of `client.containers.create` for one harness run. With
+    hold_at_memory_limit (cgroup v1 only), the kernel pauses the container at its memory limit
+    instead of killing one of its processes, and the run is ended from here."""
     from docker.types import DeviceRequest
 
     _refuse_root(user)
@@ -175,7 +186,9 @@ def container_spec(
         "volumes": job_mounts(job_dir),
         "cap_drop": ["ALL"],
         "security_opt": ["no-new-privileges"],
-        "init": True,  # reaps orphans, and reports a signal death as 128 + the signal
+        # No init: the harness is the container's PID 1, as under bubblewrap (--as-pid-1), so no
+        # other process inside holds its standard output and a signal from inside cannot kill it.
+        "init": False,
         "nano_cpus": int(cpus * 1e9),
         "ulimits": _ulimits(limits),
         "stdin_open": stdin,
@@ -185,6 +198,8 @@ def container_spec(
     if limits.memory_bytes:
         spec["mem_limit"] = limits.memory_bytes
         spec["memswap_limit"] = limits.memory_bytes  # equal: no swap to spill into
+        if hold_at_memory_limit:
+            spec["oom_kill_disable"] = True
     if gpus:
         spec["device_requests"] = [DeviceRequest(device_ids=list(gpus), capabilities=[["gpu"]])]
     return spec
@@ -270,11 +285,12 @@ def _supervise(container: Container, limits: Limits, quota: JobDirQuota, watchdo
         cleanup.callback(_close, stream)
         reader = threading.Thread(target=_copy_frames, args=(stream, out, err), daemon=True)
         reader.start()
+        oom = cleanup.enter_context(_OomEvents(container))
         container.start()
         started = time.monotonic()
         if stdin_data:
             threading.Thread(target=_feed, args=(stream, stdin_data), daemon=True).start()
-        ended_by, reason = _watch(container, started, limits, quota, watchdog)
+        ended_by, reason = _watch(container, started, limits, quota, watchdog, oom)
         if ended_by != "exit":
             _kill(container)
         code = int(container.wait()["StatusCode"])
@@ -296,36 +312,85 @@ def _supervise(container: Container, limits: Limits, quota: JobDirQuota, watchdo
 
 
 def _watch(container: Container, started: float, limits: Limits, quota: JobDirQuota,
-           watchdog: Watchdog | None) -> tuple[str, str]:
+           watchdog: Watchdog | None, oom: _OomEvents) -> tuple[str, str]:
     """Polls until the container exits ("exit") or a limit or the watchdog ends it. Memory,
-    the files in its tmpfs /tmp included, is the cgroup's; the job directory (a host directory
+    the files in its tmpfs /tmp included, is the cgroup's, and an OOM kill of any of its
+    processes ends the whole run as the memory limit; the job directory (a host directory
     mounted in) has its quota watched from here."""
     next_process_check = started
+    unlinked_bytes = 0
+    device = os.stat(quota.job_dir).st_dev
     while True:
         container.reload()
         if container.status in ("exited", "dead"):
             return "exit", ""
+        # The container reached its memory limit: held there (cgroup v1), or a process of it
+        # killed, usually the solution's, which would otherwise read as its crash alone.
+        if oom.seen.is_set() or container.attrs["State"].get("OOMKilled"):
+            return "memory", memory_reason(limits)
         now = time.monotonic()
         if now - started > limits.wall_seconds:
             return "timeout", f"the time limit of {limits.wall_seconds:.0f} s was reached"
-        if limits.max_processes and now >= next_process_check:
+        if now >= next_process_check:
             next_process_check = now + PROCESS_CHECK_SECONDS
-            if _process_count(container) > limits.max_processes:
+            pids = _host_pids(container)
+            if limits.max_processes and len(pids) - OWN_PROCESSES > limits.max_processes:
                 return "processes", f"the process limit of {limits.max_processes} was reached"
-        if quota.exceeded():
+            # Files of the job directory unlinked but held open count against its quota too.
+            unlinked_bytes = held_open(pids, device).unlinked_bytes if limits.job_dir_bytes else 0
+        if quota.exceeded(unlinked_bytes):
             return "disk", quota.reason
         if watchdog is not None and watchdog():
             return "watchdog", ""
         time.sleep(POLL_SECONDS)
 
 
-def _process_count(container: Container) -> int:
+def _host_pids(container: Container) -> list[int]:
+    """The container's processes, by their ids on this host (`docker top`); none once stopped.
+    A worker in a container of its own sees other ids, and its held-open count finds nothing."""
     from docker.errors import APIError
 
     try:
-        return max(0, len(container.top().get("Processes") or []) - OWN_PROCESSES)
+        top = container.top()
     except APIError:  # it stopped between the poll and this look
-        return 0
+        return []
+    titles = top.get("Titles") or ["PID"]
+    column = titles.index("PID") if "PID" in titles else 0
+    pids = []
+    for row in top.get("Processes") or []:
+        try:
+            pids.append(int(row[column]))
+        except (IndexError, ValueError):
+            pids.append(0)  # counted as a process all the same
+    return pids
+
+
+class _OomEvents:
+    """The engine's `oom` events of one container, read as they come: State.OOMKilled is only
+    set once the container has exited, too late to tell the limit from a crash."""
+
+    def __init__(self, container: Container) -> None:
+        self.seen = threading.Event()
+        self._stream: Any = None
+        client = getattr(container, "client", None)
+        if client is None:
+            return
+        self._stream = client.events(decode=True, filters={"container": container.id, "event": "oom"})
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        try:
+            for _ in self._stream:
+                self.seen.set()
+        except Exception:  # closed under us, or the engine went away: nothing more to read
+            pass
+
+    def __enter__(self) -> _OomEvents:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._stream is not None:
+            self._stream.close()
 
 
 class _Tail:

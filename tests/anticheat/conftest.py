@@ -8,15 +8,20 @@ caught" from "the cheat never got a chance" and hold only the cheated workloads 
 
 from __future__ import annotations
 
-import shutil
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from evaluator.harness import status
 from evaluator.scoring.hardware import get_hardware
 from evaluator.scoring.report import build_report
 from tests.conftest import SCALE_SHIFT, Evaluated, evaluate_source
+from tests.sandbox.backends import sandbox_backend
+
+__all__ = ["sandbox_backend"]
 
 CHEATS = Path(__file__).resolve().parent / "cheats"
 CHEAT_LOG = "cheated.txt"
@@ -27,10 +32,23 @@ MANY_CALLS: dict[str, Any] = {
 }
 # The same with several timed calls per round trip to the solution's process, as on a GPU.
 BATCHED: dict[str, Any] = {**MANY_CALLS, "timing": {**MANY_CALLS["timing"], "batch": 4}}
-# As the workers run them: in the sandbox (scripts/setup installs bubblewrap).
-BACKEND = "bubblewrap" if shutil.which("bwrap") else "none"
+# As the workers run them: in each sandbox, bubblewrap and docker (tests/sandbox/backends.py),
+# every test once per backend; a module that runs no sandbox overrides `sandbox_backend`.
+_current: dict[str, str] = {}
 # Verdicts that mean the test itself is broken (a cheat that does not import, a bad problem).
 BROKEN = {status.COMPILE_ERROR, status.INVALID_REFERENCE}
+
+
+@pytest.fixture(autouse=True)
+def _in_each_sandbox(sandbox_backend: str) -> Iterator[None]:
+    _current["backend"] = sandbox_backend
+    yield
+    _current.pop("backend", None)
+
+
+def current_backend() -> str:
+    """The backend of the running test."""
+    return _current["backend"]
 
 
 @dataclass
@@ -80,7 +98,7 @@ def evaluate_cheat(
     """Evaluate cheats/<name>.py on the CPU (visible + hidden smoke workloads) and score it."""
     evaluated = evaluate_source(tmp_path, cheat_source(name), problem_dir=problem_dir, options=options,
                                 seed=seed, workload_seconds=workload_seconds, supervise=supervise,
-                                backend=BACKEND)
+                                backend=current_backend())
     return scored(evaluated, tmp_path / "job" / "solution", "cpu")
 
 

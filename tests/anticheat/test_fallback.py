@@ -18,7 +18,13 @@ from pathlib import Path
 import pytest
 
 from evaluator.harness import status
-from tests.anticheat.conftest import CheatRun, assert_never_scores, assert_reward_hack, evaluate_cheat
+from tests.anticheat.conftest import (
+    CheatRun,
+    assert_never_scores,
+    assert_reward_hack,
+    current_backend,
+    evaluate_cheat,
+)
 from tests.conftest import FIXTURES, evaluate_source
 
 TINY_MATMUL = FIXTURES / "problems" / "tiny_matmul"
@@ -34,12 +40,13 @@ QUIET = ["alias_probe_then_hide", "forbidden_at_import", "forbidden_in_finalizer
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], CheatRun]:
     """Each cheat evaluated once on tiny_matmul, shared by the tests that look at it."""
-    runs: dict[str, CheatRun] = {}
+    runs: dict[tuple[str, str], CheatRun] = {}
 
     def evaluated(name: str) -> CheatRun:
-        if name not in runs:
-            runs[name] = evaluate_cheat(tmp_path_factory.mktemp(name), name, problem_dir=TINY_MATMUL)
-        return runs[name]
+        key = (name, current_backend())  # once per sandbox backend
+        if key not in runs:
+            runs[key] = evaluate_cheat(tmp_path_factory.mktemp(name), name, problem_dir=TINY_MATMUL)
+        return runs[key]
 
     return evaluated
 
@@ -113,6 +120,6 @@ def run(a, b):
 
 @pytest.mark.parametrize("source", [HONEST_TORCH, HONEST_TRITON], ids=["torch", "triton"])
 def test_an_honest_solution_where_operations_are_forbidden_passes(tmp_path: Path, source: str) -> None:
-    evaluated = evaluate_source(tmp_path, source, problem_dir=TINY_MATMUL)
+    evaluated = evaluate_source(tmp_path, source, problem_dir=TINY_MATMUL, backend=current_backend())
     assert set(evaluated.statuses.values()) == {status.PASSED}, evaluated.outcome.results
 

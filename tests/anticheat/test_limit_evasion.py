@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from evaluator.harness import status
-from tests.anticheat.conftest import BACKEND, CheatRun, assert_not_broken, cheat_source, scored
+from tests.anticheat.conftest import CheatRun, assert_not_broken, cheat_source, current_backend, scored
 from tests.conftest import evaluate_source
 
 MEMORY_LIMIT = 3 << 29  # 1.5 GiB: the harness and the solution's process hold about half of it
@@ -19,7 +19,8 @@ JOB_DIR_LIMIT = 256 << 20
 
 
 def _evaluate(tmp_path: Path, source: str, supervise: dict[str, int]) -> CheatRun:
-    evaluated = evaluate_source(tmp_path, source, backend=BACKEND, supervise=supervise, workload_seconds=30)
+    evaluated = evaluate_source(tmp_path, source, backend=current_backend(), supervise=supervise,
+                                workload_seconds=30)
     return scored(evaluated, tmp_path / "job" / "solution", "cpu")
 
 
@@ -34,9 +35,12 @@ def _assert_stopped_by(run: CheatRun, message: str) -> None:
         assert row["status"] == status.RUNTIME_ERROR and message in row["message"], run.describe()
 
 
-@pytest.mark.skipif(BACKEND != "bubblewrap", reason="a private tmpfs is the bubblewrap sandbox's")
 @pytest.mark.parametrize("place", ["/tmp", "/dev/shm"])
 def test_memory_hoarded_in_a_private_tmpfs_hits_the_memory_limit(tmp_path: Path, place: str) -> None:
+    if current_backend() == "docker":
+        # Known gap, left open: the hoard is contained (the cgroup counts it), but it ends as
+        # ENOMEM for the writer, or stays under /tmp's own size, instead of the memory limit.
+        pytest.xfail("docker: a tmpfs hoard is not yet ended as the memory limit (docs/security.md)")
     source = cheat_source("hoard_in_tmpfs")
     assert 'PLACE = "/tmp"' in source
     run = _evaluate(tmp_path, source.replace('PLACE = "/tmp"', f"PLACE = {place!r}"),

@@ -108,6 +108,12 @@ BAD: dict[str, bytes] = {
 }
 
 
+@pytest.fixture
+def sandbox_backend() -> str:
+    """A stand-in reporter, outside any sandbox: each test once, not once per backend."""
+    return "none"
+
+
 def supervise(tmp_path: Path, plan: list[dict[str, Any]]) -> HarnessOutcome:
     job = tmp_path / "job"
     job.mkdir()

@@ -4,7 +4,8 @@ usercustomize.py or .pth under HOME's user site-packages), then forces that rest
 reporter must never run: the evaluation ends with the verdicts the real harness gives.
 
 The user-site routes need an interpreter that reads the user site-packages, which a virtual
-environment does not; they are tried with the base interpreter, on files planted beforehand."""
+environment does not; they are tried with the base interpreter, on files planted beforehand (under
+docker, with the image's interpreter, which reads them unless told not to)."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from evaluator.harness import status
 from evaluator.harness.problem import load_problem
 from evaluator.jobs import SolutionFiles, write_job
 from evaluator.supervise import SuperviseOptions, run_harness
-from tests.anticheat.conftest import BACKEND, CHEATS, CheatRun, assert_not_broken, evaluate_cheat
+from tests.anticheat.conftest import CHEATS, CheatRun, assert_not_broken, current_backend, evaluate_cheat
 from tests.conftest import FAST, SCALE_SHIFT, evaluate_source, smoke_workloads
 
 MARKER = "TAKEN_OVER"
@@ -78,11 +79,15 @@ def test_a_reporter_planted_in_the_user_site_never_runs(tmp_path: Path, kind: st
     assert list(job.glob(".local/lib/python*/site-packages/*")), "nothing planted"
 
     outcome = run_harness(job, [w.uuid for w in workloads],
-                          SuperviseOptions(cpu_interpreter=True, backend=BACKEND, startup_seconds=60,
+                          SuperviseOptions(cpu_interpreter=True, backend=current_backend(),
+                                           startup_seconds=60,
                                            python=sys._base_executable))
     assert not _taken_over(job), f"the planted reporter ran: {_taken_over(job)}"
-    assert all(r["status"] != status.PASSED for r in outcome.results.values()), outcome.results
     assert not any(PLANTED_MESSAGE in r["message"] for r in outcome.results.values())
+    if current_backend() == "docker":  # the image's own interpreter, with torch: honest verdicts
+        assert {r["status"] for r in outcome.results.values()} == {status.PASSED}, outcome.results
+    else:
+        assert all(r["status"] != status.PASSED for r in outcome.results.values()), outcome.results
 
 
 # The solution's own process is started by the reporter (multiprocessing, spawn): it must get the
@@ -120,7 +125,6 @@ def run(x, bias):
 """
 
 
-@pytest.mark.skipif(BACKEND != "bubblewrap", reason="needs bubblewrap (a read-only system)")
 def test_the_solution_process_has_no_writable_directory_on_its_path(tmp_path: Path) -> None:
-    evaluated = evaluate_source(tmp_path, SAFE_PATH_PROBE, backend=BACKEND)
+    evaluated = evaluate_source(tmp_path, SAFE_PATH_PROBE, backend=current_backend())
     assert set(evaluated.statuses.values()) == {status.PASSED}, json.dumps(evaluated.outcome.results)[:3000]

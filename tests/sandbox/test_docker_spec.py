@@ -18,13 +18,13 @@ import pytest
 from sandbox import Limits, RunResult, get_backend
 from sandbox.docker_backend import DockerBackend, DockerUnavailable, container_spec, default_user
 from tests.conftest import ROOT
+from tests.sandbox.backends import DOCKER_IMAGE, require
 
 ARGV = ["python", "-m", "evaluator.harness", "/jobs/j1"]
 ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": "/jobs/j1", "PYTHONUNBUFFERED": "1"}
 LIMITS = Limits(wall_seconds=60, cpu_seconds=120.5, memory_bytes=8 << 30, max_processes=64,
                 max_open_files=2048)
 DOCKERFILE = ROOT / "docker" / "evaluator.Dockerfile"
-TEST_IMAGE = os.environ.get("SOLARENA_DOCKER_TEST_IMAGE", "python:3.12-slim")
 
 
 def spec(job: Path, *, env: dict[str, str] | None = None, gpus: list[str] | None = None,
@@ -67,6 +67,16 @@ def test_limits_become_cgroup_limits_and_rlimits(tmp_path: Path) -> None:
     ulimits = {u.name: (u.soft, u.hard) for u in s["ulimits"]}
     assert ulimits["nofile"] == (2048, 2048)
     assert ulimits["cpu"] == (121, 121)
+
+
+def test_under_cgroup_v1_the_container_is_held_at_its_memory_limit(tmp_path: Path) -> None:
+    # Held, not a process killed: the supervisor ends the whole run, naming the limit.
+    held = container_spec(ARGV, tmp_path, LIMITS, ENV, [], "image", "65534:65534", hold_at_memory_limit=True)
+    assert held["oom_kill_disable"] is True
+    assert "oom_kill_disable" not in spec(tmp_path)
+    unlimited = Limits(wall_seconds=10)
+    assert "oom_kill_disable" not in container_spec(ARGV, tmp_path, unlimited, ENV, [], "image", "1:1",
+                                                    hold_at_memory_limit=True)
 
 
 def test_unset_limits_are_left_out(tmp_path: Path) -> None:
@@ -120,6 +130,7 @@ def test_argv_is_the_whole_command_and_jobs_are_labelled(tmp_path: Path) -> None
     s = spec(tmp_path)
     assert s["command"] == ARGV
     assert s["entrypoint"] == []
+    assert s["init"] is False  # the harness is PID 1: signals from inside cannot kill it
     assert s["labels"]["solarena"] == "evaluation"
     assert s["stdin_open"] is False
     assert spec(tmp_path, stdin=True)["stdin_open"] is True
@@ -187,7 +198,7 @@ class FakeContainer:
         pass
 
     def top(self) -> dict[str, Any]:
-        return {"Processes": [["init"], ["python"]]}
+        return {"Processes": [["python"]]}
 
     def kill(self) -> None:
         self.killed.set()
@@ -256,35 +267,14 @@ def test_a_missing_engine_is_named(tmp_path: Path, monkeypatch: pytest.MonkeyPat
         get_backend("docker")
 
 
-# Real containers: only where a Docker engine answers.
-
-
-def _engine_reachable() -> bool:
-    try:
-        import docker
-
-        docker.from_env(timeout=5).ping()
-        return True
-    except Exception:
-        return False
-
-
-engine = pytest.mark.skipif(not _engine_reachable(), reason="no Docker engine is reachable")
+# Real containers of the CPU evaluator image: only where an engine answers and the image is built
+# (tests/sandbox/backends.py; scripts/test makes both where it can).
 
 
 @pytest.fixture(scope="module")
 def backend() -> DockerBackend:
-    import docker
-
-    client = docker.from_env()
-    try:
-        client.images.get(TEST_IMAGE)
-    except docker.errors.ImageNotFound:
-        try:
-            client.images.pull(TEST_IMAGE)
-        except docker.errors.APIError as exc:
-            pytest.skip(f"the test image {TEST_IMAGE} is not available: {exc}")
-    return DockerBackend(image=TEST_IMAGE, gpus=[], client=client)
+    require("docker")
+    return DockerBackend(image=DOCKER_IMAGE, gpus=[])
 
 
 @pytest.fixture
@@ -302,7 +292,6 @@ def python(code: str) -> list[str]:
     return ["python", "-c", code]
 
 
-@engine
 def test_stdin_goes_in_and_stdout_comes_out(backend: DockerBackend, job: Path) -> None:
     result = backend.run(python("import sys; sys.stdout.write(sys.stdin.read().upper())"), job,
                          Limits(wall_seconds=60), PY_ENV, stdin_data=b"hello spec")
@@ -310,7 +299,6 @@ def test_stdin_goes_in_and_stdout_comes_out(backend: DockerBackend, job: Path) -
     assert result.stdout == "HELLO SPEC"
 
 
-@engine
 def test_stdout_to_a_file_appends(backend: DockerBackend, job: Path, tmp_path: Path) -> None:
     path = tmp_path / "results.jsonl"
     path.write_text("earlier\n")
@@ -320,7 +308,6 @@ def test_stdout_to_a_file_appends(backend: DockerBackend, job: Path, tmp_path: P
     assert result.stdout == ""
 
 
-@engine
 def test_the_cage_from_inside(backend: DockerBackend, job: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SECRET_KEY", "must-not-leak")
     probe = (
@@ -331,7 +318,9 @@ def test_the_cage_from_inside(backend: DockerBackend, job: Path, monkeypatch: py
         "assert 'SECRET_KEY' not in os.environ, 'secret'\n"
         "try:\n    open('/usr/escape', 'w'); raise SystemExit('root filesystem writable')\n"
         "except OSError: pass\n"
-        "open('inside.txt', 'w').write('ok')\n"
+        "try:\n    open('planted.py', 'w'); raise SystemExit('working directory writable')\n"
+        "except OSError: pass\n"
+        f"open({str(job / 'inside.txt')!r}, 'w').write('ok')\n"
         "open('/tmp/scratch', 'w').write('ok')\n"
     )
     result = backend.run(python(probe), job, Limits(wall_seconds=60), PY_ENV)
@@ -339,7 +328,6 @@ def test_the_cage_from_inside(backend: DockerBackend, job: Path, monkeypatch: py
     assert (job / "inside.txt").read_text() == "ok"
 
 
-@engine
 def test_memory_past_the_limit(backend: DockerBackend, job: Path) -> None:
     result = backend.run(python("b = b'x' * (1 << 30)"), job,
                          Limits(wall_seconds=60, memory_bytes=128 << 20), PY_ENV)
@@ -347,7 +335,6 @@ def test_memory_past_the_limit(backend: DockerBackend, job: Path) -> None:
     assert "128 MiB" in result.reason
 
 
-@engine
 def test_wall_clock_limit(backend: DockerBackend, job: Path) -> None:
     started = time.monotonic()
     result = backend.run(python("import time; time.sleep(600)"), job, Limits(wall_seconds=2), PY_ENV)
@@ -356,7 +343,6 @@ def test_wall_clock_limit(backend: DockerBackend, job: Path) -> None:
     assert time.monotonic() - started < 30
 
 
-@engine
 def test_watchdog_ends_it(backend: DockerBackend, job: Path) -> None:
     result = backend.run(python("import time; time.sleep(600)"), job, Limits(wall_seconds=60), PY_ENV,
                          watchdog=lambda: True)
@@ -364,7 +350,6 @@ def test_watchdog_ends_it(backend: DockerBackend, job: Path) -> None:
     assert result.signal == 9
 
 
-@engine
 def test_no_container_is_left_behind(backend: DockerBackend, job: Path) -> None:
     backend.run(python("pass"), job, Limits(wall_seconds=60), PY_ENV)
     left = backend.client.containers.list(all=True, filters={"label": f"solarena.job-dir={job.resolve()}"})

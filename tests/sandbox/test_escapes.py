@@ -1,6 +1,7 @@
-"""Class 16 of ANTICHEAT.md, sandbox abuse: solutions that attack the bubblewrap sandbox from inside
-run(), on the fixture problem. Every attack must fail, and the evaluation must end with a clear
-verdict: PASSED when the attack got nowhere, or the limit that stopped it.
+"""Class 16 of ANTICHEAT.md, sandbox abuse: solutions that attack the sandbox from inside run(), on
+the fixture problem, under bubblewrap and under docker (tests/sandbox/backends.py) alike. Every
+attack must fail, and the evaluation must end with a clear verdict: PASSED when the attack got
+nowhere, or the limit that stopped it.
 
 Probing solutions answer right only when every attempt failed, and raise "ESCAPED through [...]"
 naming the attempts that got through; each attempt is first shown to work outside the sandbox
@@ -141,9 +142,9 @@ def outside(probe: str) -> dict[str, Any]:
     return namespace
 
 
-def in_sandbox(tmp_path: Path, source: str, **kwargs: Any) -> Evaluated:
+def in_sandbox(tmp_path: Path, backend: str, source: str, **kwargs: Any) -> Evaluated:
     kwargs.setdefault("workload_seconds", SANDBOX_SECONDS)
-    return evaluate_source(tmp_path, source, backend="bubblewrap", **kwargs)
+    return evaluate_source(tmp_path, source, backend=backend, **kwargs)
 
 
 def assert_contained(evaluated: Evaluated) -> None:
@@ -185,17 +186,17 @@ def leaks():
 """
 
 
-def test_no_network(tmp_path: Path) -> None:
+def test_no_network(tmp_path: Path, sandbox_backend: str) -> None:
     here = outside(NETWORK)
     assert here["connects"]("127.0.0.1", 5432) and here["connects"]("127.0.0.1", 6379), \
         "PostgreSQL and Redis must listen here for this test to mean anything"
-    assert_contained(in_sandbox(tmp_path, probing(NETWORK)))
+    assert_contained(in_sandbox(tmp_path, sandbox_backend, probing(NETWORK)))
 
 
 # Reading what is not the job's -----------------------------------------------------------------
 
 
-def test_project_tree_is_hidden(tmp_path: Path) -> None:
+def test_project_tree_is_hidden(tmp_path: Path, sandbox_backend: str) -> None:
     workloads = next(ROOT.glob("problems/*/workload.jsonl"))
     probe = f"""
     def leaks():
@@ -207,10 +208,10 @@ def test_project_tree_is_hidden(tmp_path: Path) -> None:
     """
     assert set(outside(probe)["leaks"]()) == {"settings", "problems", "workload_files", "manage_py",
                                               "fixture_problem"}
-    assert_contained(in_sandbox(tmp_path, probing(probe)))
+    assert_contained(in_sandbox(tmp_path, sandbox_backend, probing(probe)))
 
 
-def test_job_spec_and_hidden_workloads_are_out_of_reach(tmp_path: Path) -> None:
+def test_job_spec_and_hidden_workloads_are_out_of_reach(tmp_path: Path, sandbox_backend: str) -> None:
     hidden = [w.uuid for w in draw_hidden(load_problem(SCALE_SHIFT), TEST_SECRET, smoke=True)]
     assert hidden
     (tmp_path / "hidden.jsonl").write_text("\n".join(hidden))  # a private hidden-workload file
@@ -229,10 +230,11 @@ def test_job_spec_and_hidden_workloads_are_out_of_reach(tmp_path: Path) -> None:
     """
     # Reading the problem's own sources is a fallback attempt, REWARD_HACK by itself
     # (tests/anticheat); this probe looks for the seed and the hidden workloads.
-    assert_contained(in_sandbox(tmp_path, probing(probe), seed=SEED))
+    assert_contained(in_sandbox(tmp_path, sandbox_backend, probing(probe), seed=SEED))
 
 
-def test_environment_holds_no_secrets(tmp_path: Path, secrets_in_environment: dict[str, str]) -> None:
+def test_environment_holds_no_secrets(tmp_path: Path, sandbox_backend: str,
+                                      secrets_in_environment: dict[str, str]) -> None:
     words = [*secrets_in_environment, *secrets_in_environment.values()]
     probe = f"""
     WORDS = {words!r}
@@ -244,10 +246,10 @@ def test_environment_holds_no_secrets(tmp_path: Path, secrets_in_environment: di
                      parent_environ=mentions(f"/proc/{{os.getppid()}}/environ", WORDS))
     """
     assert "environ" in outside(probe)["leaks"]()
-    assert_contained(in_sandbox(tmp_path, probing(probe)))
+    assert_contained(in_sandbox(tmp_path, sandbox_backend, probing(probe)))
 
 
-def test_other_jobs_are_out_of_reach(tmp_path: Path, scratch_in_tmp: Path) -> None:
+def test_other_jobs_are_out_of_reach(tmp_path: Path, sandbox_backend: str, scratch_in_tmp: Path) -> None:
     neighbours = [tmp_path / "other-job" / "solution" / "solution.py", scratch_in_tmp / "job" / "solution.py"]
     for path in neighbours:
         path.parent.mkdir(parents=True)
@@ -260,7 +262,7 @@ def test_other_jobs_are_out_of_reach(tmp_path: Path, scratch_in_tmp: Path) -> No
                      job_in_tmp_dir=readable({str(scratch_in_tmp)!r}))
     """
     assert len(outside(probe)["leaks"]()) == 4
-    assert_contained(in_sandbox(tmp_path, probing(probe)))
+    assert_contained(in_sandbox(tmp_path, sandbox_backend, probing(probe)))
 
 
 PARENT = """
@@ -299,8 +301,8 @@ def leaks():
 """
 
 
-def test_parent_process_is_out_of_reach(tmp_path: Path) -> None:
-    assert_contained(in_sandbox(tmp_path, probing(PARENT)))
+def test_parent_process_is_out_of_reach(tmp_path: Path, sandbox_backend: str) -> None:
+    assert_contained(in_sandbox(tmp_path, sandbox_backend, probing(PARENT)))
 
 
 # A wrong solution that looks, in every process it can see, for an open file carrying the results
@@ -344,25 +346,25 @@ def run(x, bias):
 """
 
 
-def test_results_channel_is_out_of_reach(tmp_path: Path) -> None:
-    evaluated = in_sandbox(tmp_path, HELPERS + FORGER)
+def test_results_channel_is_out_of_reach(tmp_path: Path, sandbox_backend: str) -> None:
+    evaluated = in_sandbox(tmp_path, sandbox_backend, HELPERS + FORGER)
     assert status.PASSED not in evaluated.statuses.values(), evaluated.outcome.results
 
 
-def test_home_directory_is_out_of_reach(tmp_path: Path) -> None:
+def test_home_directory_is_out_of_reach(tmp_path: Path, sandbox_backend: str) -> None:
     home = Path.home()
     targets = [str(home / ".config"), *(str(p) for p in home.iterdir() if p.is_file())]  # .npmrc, ...
     probe = f"""
     def leaks():
         return [path for path in {targets!r} if readable(path)]
     """
-    assert_contained(in_sandbox(tmp_path, probing(probe)))
+    assert_contained(in_sandbox(tmp_path, sandbox_backend, probing(probe)))
 
 
 # Writing -----------------------------------------------------------------------------------------
 
 
-def test_writes_land_only_in_tmp_and_the_job_dir(tmp_path: Path) -> None:
+def test_writes_land_only_in_tmp_and_the_job_dir(tmp_path: Path, sandbox_backend: str) -> None:
     name = f"solarena-escape-{os.getpid()}-{tmp_path.name}"
     forbidden = [Path("/etc"), Path("/usr"), ROOT, Path.home()]
     probe = f"""
@@ -377,7 +379,7 @@ def test_writes_land_only_in_tmp_and_the_job_dir(tmp_path: Path) -> None:
     """
     escaped = [directory / name for directory in forbidden]
     try:
-        assert_contained(in_sandbox(tmp_path, probing(probe)))
+        assert_contained(in_sandbox(tmp_path, sandbox_backend, probing(probe)))
     finally:
         escaped = [path for path in escaped if path.exists()]
         for path in escaped:
@@ -438,28 +440,29 @@ DEATH_WORDS = ("signal", "killed", "died")
 
 
 @pytest.mark.parametrize("attack", [FORK_BOMB, SPAWN_BOMB], ids=["fork", "subprocess"])
-def test_process_bomb_hits_the_process_limit(tmp_path: Path, attack: str) -> None:
-    evaluated = in_sandbox(tmp_path, attacking(attack), supervise={"max_processes": 32})
+def test_process_bomb_hits_the_process_limit(tmp_path: Path, sandbox_backend: str, attack: str) -> None:
+    evaluated = in_sandbox(tmp_path, sandbox_backend, attacking(attack), supervise={"max_processes": 32})
     assert_stopped(evaluated, status.RUNTIME_ERROR, "process limit")
 
 
 @pytest.mark.parametrize("attack", [BYTEARRAY_BOMB, TENSOR_BOMB], ids=["bytearray", "tensor"])
-def test_memory_bomb_hits_the_memory_limit(tmp_path: Path, attack: str) -> None:
-    evaluated = in_sandbox(tmp_path, attacking(attack), supervise={"memory_bytes": 2 << 30})
+def test_memory_bomb_hits_the_memory_limit(tmp_path: Path, sandbox_backend: str, attack: str) -> None:
+    evaluated = in_sandbox(tmp_path, sandbox_backend, attacking(attack), supervise={"memory_bytes": 2 << 30})
     assert_stopped(evaluated, status.RUNTIME_ERROR, "memory limit")
 
 
-def test_infinite_loop_hits_the_time_limit(tmp_path: Path) -> None:
-    evaluated = in_sandbox(tmp_path, attacking(INFINITE_LOOP), workload_seconds=5)
+def test_infinite_loop_hits_the_time_limit(tmp_path: Path, sandbox_backend: str) -> None:
+    evaluated = in_sandbox(tmp_path, sandbox_backend, attacking(INFINITE_LOOP), workload_seconds=5)
     assert_stopped(evaluated, status.TIMEOUT, "within 5 s", "time")
 
 
-def test_killing_the_harness_fails_and_it_lives_on(tmp_path: Path) -> None:
+def test_killing_the_harness_fails_and_it_lives_on(tmp_path: Path, sandbox_backend: str) -> None:
     # The harness is the sandbox's init: a signal from inside cannot kill it. The solution that
     # tried waits to die in vain and ends by the time limit, which the verdict names.
-    evaluated = in_sandbox(tmp_path, attacking(KILL_PARENT), workload_seconds=5)
+    evaluated = in_sandbox(tmp_path, sandbox_backend, attacking(KILL_PARENT), workload_seconds=5)
     assert_stopped(evaluated, status.TIMEOUT, "within 5 s")
 
 
-def test_killing_its_own_process_group_is_a_runtime_error(tmp_path: Path) -> None:
-    assert_stopped(in_sandbox(tmp_path, attacking(KILL_GROUP)), status.RUNTIME_ERROR, *DEATH_WORDS)
+def test_killing_its_own_process_group_is_a_runtime_error(tmp_path: Path, sandbox_backend: str) -> None:
+    evaluated = in_sandbox(tmp_path, sandbox_backend, attacking(KILL_GROUP))
+    assert_stopped(evaluated, status.RUNTIME_ERROR, *DEATH_WORDS)

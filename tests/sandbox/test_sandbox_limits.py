@@ -5,7 +5,6 @@ stand-in directory (this host has cgroup v1 only, so the kernel side is not test
 from __future__ import annotations
 
 import os
-import shutil
 import sys
 from pathlib import Path
 
@@ -14,6 +13,7 @@ import pytest
 from sandbox import Limits, get_backend
 from sandbox.cgroup import ENV, CgroupUnavailable, MemoryCgroup
 from sandbox.disk_usage import BLOCK, directory_bytes, held_open
+from tests.sandbox.backends import DOCKER_IMAGE, SANDBOXES, python_for, require
 
 ENVIRONMENT = {"PATH": "/usr/bin:/bin"}
 
@@ -57,13 +57,14 @@ def test_files_held_open_that_no_directory_lists_are_counted(tmp_path: Path) -> 
     assert held.memfd_bytes >= 1 << 20 and held.unlinked_bytes >= 2 << 20  # and whatever else is open
 
 
-@pytest.mark.parametrize("backend", ["none", pytest.param("bubblewrap", marks=pytest.mark.skipif(
-    shutil.which("bwrap") is None, reason="bubblewrap is not installed"))])
-def test_the_job_directory_has_a_quota(tmp_path: Path, backend: str) -> None:
+@pytest.mark.parametrize("backend", ["none", *SANDBOXES])
+def test_the_job_directory_has_a_quota(tmp_path: Path, backend: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    require(backend)
+    monkeypatch.setenv("SOLARENA_DOCKER_IMAGE", DOCKER_IMAGE)
     job = tmp_path / "job"
     job.mkdir()
     write = f"open({str(job / 'junk')!r}, 'wb').write(b'x' * (8 << 20)); import time; time.sleep(30)"
-    result = get_backend(backend).run([sys.executable, "-c", write], job,
+    result = get_backend(backend).run([python_for(backend), "-c", write], job,
                                       Limits(wall_seconds=20, job_dir_bytes=4 << 20), ENVIRONMENT)
     assert result.ended_by == "disk", (result, result.stderr)
     assert result.reason == "the disk limit of 4 MiB for the job directory was reached"

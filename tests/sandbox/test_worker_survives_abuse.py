@@ -1,6 +1,7 @@
 """Abusive evaluations one after another, then a good one: whoever supervises them lives on, the
-good one passes, and nothing of the abusive runs is left running. Once through the supervising
-code in this process, once through a real Celery worker on a real Redis broker."""
+good one passes, and nothing of the abusive runs is left running (no process, no container).
+Through the supervising code in this process under each sandbox (bubblewrap, docker), and once
+through a real Celery worker on a real Redis broker (bubblewrap, as tests/platform sets it)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from submissions.services import create_submission
 from tests.conftest import evaluate_source
 from tests.platform import factories
 from tests.platform import test_worker_end_to_end as end_to_end
+from tests.sandbox.backends import evaluation_containers
 from tests.sandbox.test_escapes import (
     BYTEARRAY_BOMB,
     FORK_BOMB,
@@ -76,18 +78,31 @@ def _processes(marker: str) -> list[tuple[int, str]]:
     return sorted(matching.items())
 
 
-def test_the_supervisor_lives_on_after_abuse(tmp_path: Path) -> None:
+def test_the_supervisor_lives_on_after_abuse(tmp_path: Path, sandbox_backend: str) -> None:
+    containers = set(evaluation_containers())
     for name, attack in ABUSES.items():
         (tmp_path / name).mkdir()
-        evaluated = evaluate_source(tmp_path / name, attacking(attack), backend="bubblewrap",
+        evaluated = evaluate_source(tmp_path / name, attacking(attack), backend=sandbox_backend,
                                     workload_seconds=WORKLOAD_SECONDS, supervise=LIMITS)
         assert set(evaluated.statuses.values()) != {status.PASSED}, f"{name} was not stopped"
         assert not strays(str(tmp_path / name)), f"{name} left processes behind"
     (tmp_path / "good").mkdir()
-    good = evaluate_source(tmp_path / "good", factories.CORRECT, backend="bubblewrap",
+    good = evaluate_source(tmp_path / "good", factories.CORRECT, backend=sandbox_backend,
                            workload_seconds=WORKLOAD_SECONDS, supervise=LIMITS)
     assert set(good.statuses.values()) == {status.PASSED}, good.outcome.results
     assert not strays(str(tmp_path))
+    # Every container, the killed ones included, was removed (others' runs may come and go).
+    left = [name for name in set(evaluation_containers()) - containers if str(tmp_path) in _job_dir(name)]
+    assert not left, left
+
+
+def _job_dir(container: str) -> str:
+    import docker
+
+    try:
+        return docker.from_env().containers.get(container).labels.get("solarena.job-dir", "")
+    except docker.errors.NotFound:
+        return ""
 
 
 @pytest.fixture

@@ -1,16 +1,17 @@
-"""The bubblewrap backend: no network, a read-only system, only the job directory writable, a
-private /tmp, no inherited secrets, and the whole tree killed at the wall-clock limit."""
+"""The cage of each sandboxed backend (bubblewrap, docker): no network, a read-only system, only
+the job directory writable, a private /tmp, no inherited secrets, and the whole tree killed at the
+wall-clock limit."""
 
 from __future__ import annotations
 
 import os
-import sys
 import time
 from pathlib import Path
 
 from evaluator.harness import status
 from sandbox import Limits, get_backend
 from tests.conftest import ROOT, evaluate_source
+from tests.sandbox.backends import python_for
 
 PROBE = """
 import os, socket, sys
@@ -39,20 +40,20 @@ sys.exit(0 if all(checks.values()) else 3)
 """
 
 
-def test_the_cage(tmp_path: Path) -> None:
+def test_the_cage(tmp_path: Path, sandbox_backend: str) -> None:
     job = tmp_path / "job"
     job.mkdir()
     (Path("/tmp") / "solarena-outside-marker").write_text("visible outside only")
     env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT)}
     os.environ.setdefault("SECRET_KEY", "must-not-leak")
-    result = get_backend("bubblewrap").run([sys.executable, "-c", PROBE, str(ROOT), str(job)], job,
-                                           Limits(wall_seconds=60), env)
+    result = get_backend(sandbox_backend).run([python_for(sandbox_backend), "-c", PROBE, str(ROOT), str(job)],
+                                              job, Limits(wall_seconds=60), env)
     assert result.ok, (result.stdout, result.stderr)
     assert (job / "inside.txt").read_text() == "ok"
     assert not (ROOT / "escape.txt").exists()
 
 
-def test_wall_clock_limit_kills_the_whole_tree(tmp_path: Path) -> None:
+def test_wall_clock_limit_kills_the_whole_tree(tmp_path: Path, sandbox_backend: str) -> None:
     job = tmp_path / "job"
     job.mkdir()
     marker = job / "still-running"
@@ -68,8 +69,8 @@ def test_wall_clock_limit_kills_the_whole_tree(tmp_path: Path) -> None:
         "time.sleep(600)\n"
     )
     started = time.monotonic()
-    result = get_backend("bubblewrap").run([sys.executable, str(job / "parent.py")], job,
-                                           Limits(wall_seconds=3), {"PATH": "/usr/bin:/bin"})
+    result = get_backend(sandbox_backend).run([python_for(sandbox_backend), str(job / "parent.py")], job,
+                                              Limits(wall_seconds=3), {"PATH": "/usr/bin:/bin"})
     assert result.ended_by == "timeout", result.stderr
     assert marker.exists(), "the child never ran"
     assert time.monotonic() - started < 15
@@ -79,20 +80,20 @@ def test_wall_clock_limit_kills_the_whole_tree(tmp_path: Path) -> None:
     assert marker.stat().st_mtime == last, "a child of the sandboxed process outlived the limit"
 
 
-def test_harness_runs_inside_the_sandbox(tmp_path: Path) -> None:
+def test_harness_runs_inside_the_sandbox(tmp_path: Path, sandbox_backend: str) -> None:
     source = "def run(x, bias):\n    return x * 2.0 + bias[None, :]\n"
-    evaluated = evaluate_source(tmp_path, source, backend="bubblewrap")
+    evaluated = evaluate_source(tmp_path, source, backend=sandbox_backend)
     assert set(evaluated.statuses.values()) == {status.PASSED}
 
 
-def test_a_solution_cannot_reach_the_network(tmp_path: Path) -> None:
+def test_a_solution_cannot_reach_the_network(tmp_path: Path, sandbox_backend: str) -> None:
     source = (
         "import socket\n\n"
         "def run(x, bias):\n"
         "    socket.create_connection(('127.0.0.1', 5432), timeout=2)\n"
         "    return x * 2.0 + bias[None, :]\n"
     )
-    evaluated = evaluate_source(tmp_path, source, backend="bubblewrap")
+    evaluated = evaluate_source(tmp_path, source, backend=sandbox_backend)
     assert set(evaluated.statuses.values()) == {status.RUNTIME_ERROR}
     assert any(word in next(iter(evaluated.outcome.results.values()))["message"]
                for word in ("refused", "unreachable", "Errno"))
