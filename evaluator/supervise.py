@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import sys
 import time
 from collections.abc import Callable
@@ -20,7 +21,7 @@ from typing import Any
 import sandbox
 from evaluator.harness import status
 from evaluator.jobs import spec_path
-from sandbox.base import describe_bytes
+from sandbox.base import describe_bytes, memory_reason
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 SAFE_PATH_FLAGS = ("-P", "-s")
@@ -219,7 +220,8 @@ class _Watcher:
                 self.progress(event)
         elif kind == "workload":
             self._check_unsettled(event["uuid"])
-            self.results[event["uuid"]] = {k: v for k, v in event.items() if k not in ("event", "uuid")}
+            verdict = {k: v for k, v in event.items() if k not in ("event", "uuid")}
+            self.results[event["uuid"]] = attribute_out_of_memory(verdict, self.options)
             self.current = None
             if self.progress:
                 self.progress(event)
@@ -370,6 +372,22 @@ def _died_verdict(run: sandbox.RunResult, watcher: _Watcher, options: SuperviseO
     return _verdict(status.RUNTIME_ERROR, how + (f": {tail[0][:500]}" if tail else ""))
 
 
+def attribute_out_of_memory(verdict: dict[str, Any], options: SuperviseOptions) -> dict[str, Any]:
+    """A workload that failed for want of memory inside a memory-limited sandbox reached that
+    limit: a container's cgroup answers a write into a memory file at its limit with ENOMEM
+    rather than a kill, and the writer reports the error. The status stays RUNTIME_ERROR, so a
+    message claiming it gains nothing."""
+    message = verdict.get("message")
+    if (options.memory_bytes and verdict.get("status") == status.RUNTIME_ERROR
+            and isinstance(message, str) and _OUT_OF_MEMORY.search(message)):
+        reason = memory_reason(_limits(options, 0.0))
+        return {**verdict, "message": f"{reason} ({message})"}
+    return verdict
+
+
+_OUT_OF_MEMORY = re.compile(r"\[Errno 12\]|Cannot allocate memory|\bMemoryError\b")
+
+
 def _verdict(verdict: str, message: str) -> dict[str, Any]:
     return {"status": verdict, "message": message}
 
@@ -388,8 +406,9 @@ def _environment(job_dir: Path, options: SuperviseOptions) -> dict[str, str]:
         "TRITON_CACHE_DIR": str(job_dir / ".triton"),
         "TORCH_EXTENSIONS_DIR": str(job_dir / ".torch_extensions"),
     }
-    for key in ("CUDA_VISIBLE_DEVICES", "CUDA_HOME", "LD_LIBRARY_PATH", "OPENBLAS_CORETYPE",
-                "OMP_NUM_THREADS"):
+    # CUTLASS_DIR: where the evaluator keeps CUTLASS's headers, read by the harness's build.
+    for key in ("CUDA_VISIBLE_DEVICES", "CUDA_HOME", "CUTLASS_DIR", "LD_LIBRARY_PATH",
+                "OPENBLAS_CORETYPE", "OMP_NUM_THREADS"):
         if key in os.environ:
             env[key] = os.environ[key]
     if options.cpu_interpreter:

@@ -143,8 +143,9 @@ def _readable_paths(argv: Sequence[str], env: Mapping[str, str]) -> list[str]:
         executable = shutil.which(argv[0]) or argv[0]
         paths.add(str(Path(os.path.realpath(executable)).parent.parent))
         paths.add(str(Path(executable).absolute().parent.parent))
-    if env.get("CUDA_HOME"):
-        paths.add(env["CUDA_HOME"])
+    for key in ("CUDA_HOME", "CUTLASS_DIR"):
+        if env.get(key):
+            paths.add(env[key])
     paths.add(str(HARNESS_PACKAGE / "__init__.py"))
     paths.add(str(HARNESS_PACKAGE / "harness"))
     # Never the root itself: an interpreter in /bin (whose parent's parent is /) would bind the
