@@ -26,6 +26,7 @@ from typing import IO, TYPE_CHECKING, Any
 from solarena.env import env_float, env_int
 
 from .base import OUTPUT_CAP, Limits, RunResult, Watchdog, init_exit_status, memory_reason
+from .container_memory import at_limit, memory_cgroup
 from .disk_usage import JobDirQuota, held_open
 
 if TYPE_CHECKING:
@@ -181,8 +182,10 @@ def container_spec(
         "network_mode": "none",
         "read_only": True,
         # Not noexec: Triton and load_inline load the libraries they build from their caches.
-        "tmpfs": {"/tmp": f"size={tmp_bytes},mode=1777"},
-        "shm_size": shm_bytes,
+        # With a memory limit, /tmp and /dev/shm are sized to it, as under bubblewrap: their files
+        # are memory of the cgroup, and filling them to the limit ends the run as the limit.
+        "tmpfs": {"/tmp": f"size={limits.memory_bytes or tmp_bytes},mode=1777"},
+        "shm_size": limits.memory_bytes or shm_bytes,
         "volumes": job_mounts(job_dir),
         "cap_drop": ["ALL"],
         "security_opt": ["no-new-privileges"],
@@ -320,13 +323,18 @@ def _watch(container: Container, started: float, limits: Limits, quota: JobDirQu
     next_process_check = started
     unlinked_bytes = 0
     device = os.stat(quota.job_dir).st_dev
+    cgroup = None
     while True:
         container.reload()
         if container.status in ("exited", "dead"):
             return "exit", ""
-        # The container reached its memory limit: held there (cgroup v1), or a process of it
-        # killed, usually the solution's, which would otherwise read as its crash alone.
-        if oom.seen.is_set() or container.attrs["State"].get("OOMKilled"):
+        if cgroup is None and container.attrs["State"].get("Pid"):
+            cgroup = memory_cgroup(int(container.attrs["State"]["Pid"]))
+        # The container reached its memory limit: held there (cgroup v1), a process of it killed
+        # (usually the solution's, which would otherwise read as its crash alone), or its memory
+        # files filled to the limit (answered with ENOMEM, no event).
+        if (oom.seen.is_set() or container.attrs["State"].get("OOMKilled")
+                or at_limit(cgroup, limits.memory_bytes)):
             return "memory", memory_reason(limits)
         now = time.monotonic()
         if now - started > limits.wall_seconds:

@@ -62,7 +62,7 @@ def _critical() -> list[tuple[str, Any, str]]:
     items += _class_members("torch.autograd.profiler.profile", profiler.profile)
     items += [(f"threading.{n}", threading, n) for n in ("enumerate", "active_count")]
     items += [(f"builtins.{n}", builtins, n) for n in BUILTINS]
-    items += [(f"json.{n}", json, n) for n in ("dumps", "loads")]
+    items += [(f"json.{n}", json, n) for n in ("dumps", "loads", "load")]
     items += [(f"json.encoder.{n}", json.encoder, n)
               for n in ("c_make_encoder", "encode_basestring", "encode_basestring_ascii", "JSONEncoder")]
     for module_name in HARNESS_MODULES:

@@ -37,10 +37,6 @@ def _assert_stopped_by(run: CheatRun, message: str) -> None:
 
 @pytest.mark.parametrize("place", ["/tmp", "/dev/shm"])
 def test_memory_hoarded_in_a_private_tmpfs_hits_the_memory_limit(tmp_path: Path, place: str) -> None:
-    if current_backend() == "docker":
-        # Known gap, left open: the hoard is contained (the cgroup counts it), but it ends as
-        # ENOMEM for the writer, or stays under /tmp's own size, instead of the memory limit.
-        pytest.xfail("docker: a tmpfs hoard is not yet ended as the memory limit (docs/security.md)")
     source = cheat_source("hoard_in_tmpfs")
     assert 'PLACE = "/tmp"' in source
     run = _evaluate(tmp_path, source.replace('PLACE = "/tmp"', f"PLACE = {place!r}"),

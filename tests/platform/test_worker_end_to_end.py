@@ -46,9 +46,12 @@ def sandbox_env() -> dict[str, str]:
 
 
 @contextmanager
-def celery_worker(url: str, log: Path) -> Iterator[subprocess.Popen[bytes]]:
+def celery_worker(url: str, log: Path, sandbox: dict[str, str] | None = None,
+                  ) -> Iterator[subprocess.Popen[bytes]]:
+    """A Celery worker of the CPU queue in its own process; `sandbox`: its sandbox settings
+    (sandbox_env() when not given)."""
     env = {**os.environ, "DATABASE_URL": database_url(), "CELERY_BROKER_URL": url,
-           "DJANGO_SETTINGS_MODULE": "solarena.settings", **sandbox_env()}
+           "DJANGO_SETTINGS_MODULE": "solarena.settings", **(sandbox or sandbox_env())}
     argv = [sys.executable, "-m", "celery", "-A", "solarena.celery", "worker", "-Q", "hw.cpu",
             "-P", "solo", "-c", "1", "--loglevel", "INFO", "--without-gossip", "--without-mingle",
             "--without-heartbeat"]

@@ -49,6 +49,17 @@ def test_a_size_limited_tmp_that_may_hold_built_libraries(tmp_path: Path) -> Non
     assert "noexec" not in options
 
 
+def test_memory_files_are_sized_to_the_memory_limit(tmp_path: Path) -> None:
+    """As under bubblewrap: /tmp and /dev/shm may fill the whole limit, so a hoard there ends the
+    run as the memory limit rather than stopping quietly at a size of their own."""
+    limited = spec(tmp_path)
+    assert limited["tmpfs"]["/tmp"].startswith(f"size={8 << 30},")
+    assert limited["shm_size"] == 8 << 30
+    unlimited = spec(tmp_path, limits=Limits(wall_seconds=60))
+    assert unlimited["tmpfs"]["/tmp"].startswith(f"size={1 << 30},")
+    assert unlimited["shm_size"] == 4 << 30
+
+
 def test_runs_as_a_non_root_user(tmp_path: Path) -> None:
     user = spec(tmp_path)["user"]
     assert user.split(":")[0] not in ("", "0", "root")

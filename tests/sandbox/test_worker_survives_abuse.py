@@ -1,7 +1,7 @@
 """Abusive evaluations one after another, then a good one: whoever supervises them lives on, the
 good one passes, and nothing of the abusive runs is left running (no process, no container).
-Through the supervising code in this process under each sandbox (bubblewrap, docker), and once
-through a real Celery worker on a real Redis broker (bubblewrap, as tests/platform sets it)."""
+Through the supervising code in this process, and through a real Celery worker on a real Redis
+broker, under each sandbox (bubblewrap, docker)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from submissions.services import create_submission
 from tests.conftest import evaluate_source
 from tests.platform import factories
 from tests.platform import test_worker_end_to_end as end_to_end
-from tests.sandbox.backends import evaluation_containers
+from tests.sandbox.backends import DOCKER_IMAGE, evaluation_containers
 from tests.sandbox.test_escapes import (
     BYTEARRAY_BOMB,
     FORK_BOMB,
@@ -33,8 +33,12 @@ MAX_PROCESSES = 32
 MEMORY_BYTES = 2 << 30
 ABUSES = {"fork-bomb": FORK_BOMB, "memory-bomb": BYTEARRAY_BOMB, "infinite-loop": INFINITE_LOOP,
           "kill-group": KILL_GROUP}
-# Through Celery, one of each way an evaluation ends early: a limit, the clock, a dead harness.
-WORKER_ABUSES = {name: ABUSES[name] for name in ("fork-bomb", "infinite-loop", "kill-group")}
+# Through Celery, one of each way an evaluation ends early: a limit, the clock, a dead harness;
+# under docker (every abuse is above, without Celery) a limit and a dead harness.
+WORKER_ABUSES = {
+    "bubblewrap": {name: ABUSES[name] for name in ("fork-bomb", "infinite-loop", "kill-group")},
+    "docker": {name: ABUSES[name] for name in ("fork-bomb", "kill-group")},
+}
 LIMITS = {"max_processes": MAX_PROCESSES, "memory_bytes": MEMORY_BYTES}
 
 
@@ -118,15 +122,20 @@ def worker_limits(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_celery_worker_lives_on_after_abuse(broker: str, worker_limits: Path, tmp_path: Path) -> None:
+def test_a_celery_worker_lives_on_after_abuse(broker: str, worker_limits: Path, tmp_path: Path,
+                                              sandbox_backend: str) -> None:
     cpu, problem, owner = factories.make_hardware("cpu"), factories.make_problem(), factories.make_user()
     log = tmp_path / "worker.log"
-    with end_to_end.celery_worker(broker, log) as worker:
+    abuses = WORKER_ABUSES[sandbox_backend]
+    sandbox = {"SOLARENA_SANDBOX": sandbox_backend}
+    if sandbox_backend == "docker":
+        sandbox["SOLARENA_DOCKER_IMAGE"] = DOCKER_IMAGE
+    with end_to_end.celery_worker(broker, log, sandbox) as worker:
         evaluations: list[Evaluation] = [
             create_submission(owner, problem, factories.solution(source), "python", [cpu]).evaluations.get()
-            for source in [*map(attacking, WORKER_ABUSES.values()), factories.CORRECT]
+            for source in [*map(attacking, abuses.values()), factories.CORRECT]
         ]
-        deadline = time.monotonic() + end_to_end.DEADLINE_SECONDS * (1 + len(WORKER_ABUSES))
+        deadline = time.monotonic() + end_to_end.DEADLINE_SECONDS * (1 + len(abuses))
         while any(e.state not in Evaluation.TERMINAL for e in evaluations) and time.monotonic() < deadline:
             assert worker.poll() is None, log.read_text()[-3000:]
             time.sleep(0.2)
@@ -135,7 +144,7 @@ def test_a_celery_worker_lives_on_after_abuse(broker: str, worker_limits: Path, 
         assert worker.poll() is None, log.read_text()[-3000:]
         left = strays(str(worker_limits), spare=worker.pid)
     *abusive, good = evaluations
-    for name, evaluation in zip(WORKER_ABUSES, abusive, strict=True):
+    for name, evaluation in zip(abuses, abusive, strict=True):
         assert evaluation.state in Evaluation.TERMINAL, f"{name} never ended: {evaluation.state}"
         assert set(evaluation.results.values_list("status", flat=True)) != {status.PASSED}, name
     assert good.state == Evaluation.SCORED, f"{good.state} {good.error}\n{log.read_text()[-3000:]}"
