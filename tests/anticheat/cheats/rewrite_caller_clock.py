@@ -1,7 +1,7 @@
 """Harness patching without leaving a trace: no function is replaced and no hook installed.
 Just before returning, run() rewrites the calling frames' start-of-call clock reading (any float
 local that looks like a recent time.perf_counter value) to "now", through frame.f_locals and
-PyFrame_LocalsToFast. The kernel is correct but slow (2 ms of sleep).
+PyFrame_LocalsToFast. The kernel is correct but slow (20 ms of sleep).
 
 A harness that times the call in the solution's process (`time.perf_counter() - start`) measures
 only the microseconds after the rewrite, and no integrity check of functions or hooks sees it."""
@@ -15,7 +15,7 @@ import torch
 
 def run(x: torch.Tensor, bias: torch.Tensor) -> torch.Tensor:
     y = x * 2.0 + bias[None, :]
-    time.sleep(0.002)
+    time.sleep(0.02)
     now = time.perf_counter()
     frame = sys._getframe(1)
     for _ in range(4):
