@@ -1,4 +1,4 @@
-"""Pages follow what they show (leaderboard/page_cache.py keeps a page for a second or two): a
+"""Pages follow what they show (pages/page_cache.py keeps a page for a second or two): a
 new score, a review that takes one away, a new participant show on a board and in every
 download, a new agent upload and an agent's evaluation that finishes on the agent board, a new
 leader on the home page, a new best on a problem page's board and chart, a newly scored evaluation

@@ -20,10 +20,11 @@ from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
 from django.utils.safestring import mark_safe
 
-from . import boards
-from .boards import Column
-from .lookup import current_problem
-from .models import Category, Hardware, Problem
+from leaderboard import boards
+from leaderboard.boards import Column
+from leaderboard.lookup import current_problem
+from leaderboard.models import Category, Hardware, Problem
+
 from .page_cache import public_page
 
 FORMATS = ("html", "csv", "json")
@@ -83,7 +84,7 @@ def problem_board(request: HttpRequest, problem: str, hardware: str) -> HttpResp
             "category": current.category.slug, "task_type": current.task_type, "hardware": hw.slug}
     context = {"problem": current, "hardware": hw, "all_hardware": tabs,
                "category_url": reverse("category-board", args=[current.category.slug, hw.slug])}
-    return _respond(request, rows, "leaderboard/board_problem.html", context, meta,
+    return _respond(request, rows, "pages/board_problem.html", context, meta,
                     lambda slug: reverse("problem-board", args=[current.slug, slug]))
 
 
@@ -102,7 +103,7 @@ def category_board(request: HttpRequest, category: str, hardware: str) -> HttpRe
     context = {"category": cat, "hardware": hw, "all_hardware": tabs, "task_type": task_type,
                "task_types": boards.TASK_TYPES,
                "problems": [(p, reverse("problem-board", args=[p.slug, hw.slug])) for p in problems]}
-    return _respond(request, rows, "leaderboard/board_category.html", context, meta,
+    return _respond(request, rows, "pages/board_category.html", context, meta,
                     lambda slug: reverse("category-board", args=[cat.slug, slug]))
 
 
@@ -110,7 +111,7 @@ def category_board(request: HttpRequest, category: str, hardware: str) -> HttpRe
 def agent_board(request: HttpRequest, hardware: str) -> HttpResponse:
     hw, tabs = _hardware(hardware)
     rows = Rows(boards.AGENT_COLUMNS, lambda: boards.agent_board(hw).rows)
-    return _respond(request, rows, "leaderboard/board_agents.html", {"hardware": hw, "all_hardware": tabs},
+    return _respond(request, rows, "pages/board_agents.html", {"hardware": hw, "all_hardware": tabs},
                     {"board": "agents", "hardware": hw.slug},
                     lambda slug: reverse("agent-board", args=[slug]))
 
@@ -132,7 +133,7 @@ def task_type_of(request: HttpRequest) -> str | None:
 
 
 def bad_request(request: HttpRequest, message: str) -> HttpResponse:
-    return render(request, "leaderboard/board_error.html", {"message": message}, status=400)
+    return render(request, "pages/board_error.html", {"message": message}, status=400)
 
 
 def _respond(request: HttpRequest, rows: Rows, template: str, context: dict[str, Any], meta: dict[str, Any],
@@ -234,7 +235,7 @@ def _profile_url(row: Any, column: Column) -> str:
 
 
 def page_url(name: str, *args: str) -> str:
-    """A participant's or an agent's page (leaderboard/page_urls.py), or "" for a name no URL can
+    """A participant's or an agent's page (pages/urls.py), or "" for a name no URL can
     carry (a slash in a username made outside the sign-up form)."""
     try:
         return reverse(name, args=args)
