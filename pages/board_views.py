@@ -1,19 +1,19 @@
 """The board pages: tables sortable by any column (?sort=), one tab per hardware, a task-type filter
-on category boards, and the same rows as CSV or JSON downloads (?format=csv|json)."""
+on category boards, and the same rows as a CSV download (?format=csv). The JSON of a board is the
+API's (/api/v1/leaderboards/...): the page links to it, and ?format=json redirects there."""
 
 from __future__ import annotations
 
 import csv
 import io
-import json
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
+from urllib.parse import urlencode
 
-from django.core.serializers.json import DjangoJSONEncoder
-from django.http import Http404, HttpRequest, HttpResponse, QueryDict
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect, QueryDict
 from django.shortcuts import get_object_or_404, render
 from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
@@ -83,12 +83,13 @@ def problem_board(request: HttpRequest, problem: str, hardware: str) -> HttpResp
         raise Http404(f"no problem {problem!r}")
     hw, tabs = _hardware(hardware)
     rows = Rows(boards.PROBLEM_COLUMNS, lambda: boards.problem_board(current, hw).rows)
-    meta = {"board": "problem", "problem": current.name, "version": current.version,
-            "category": current.category.slug, "task_type": current.task_type, "hardware": hw.slug}
+    meta = {"board": "problem", "problem": current.name, "category": current.category.slug,
+            "task_type": current.task_type, "hardware": hw.slug}
     context = {"problem": current, "hardware": hw, "all_hardware": tabs,
                "category_url": reverse("category-board", args=[current.category.slug, hw.slug])}
     return _respond(request, rows, "pages/board_problem.html", context, meta,
-                    lambda slug: reverse("problem-board", args=[current.slug, slug]))
+                    lambda slug: reverse("problem-board", args=[current.slug, slug]),
+                    reverse("leaderboard", args=[current.slug, hw.slug]))
 
 
 @public_page(params=(*BOARD_PARAMS, "task_type"))
@@ -101,13 +102,14 @@ def category_board(request: HttpRequest, category: str, hardware: str) -> HttpRe
         return bad_request(request, str(exc))
     problems = boards.current_problems(cat, task_type)
     rows = Rows(boards.CATEGORY_COLUMNS, lambda: boards.category_board(cat, hw, task_type, problems).rows)
-    meta = {"board": "category", "category": cat.slug, "task_type": task_type, "hardware": hw.slug,
-            "problems": [p.name for p in problems]}
+    meta = {"board": "category", "category": cat.slug, "task_type": task_type, "hardware": hw.slug}
     context = {"category": cat, "hardware": hw, "all_hardware": tabs, "task_type": task_type,
                "task_types": boards.TASK_TYPES,
                "problems": [(p, reverse("problem-board", args=[p.slug, hw.slug])) for p in problems]}
     return _respond(request, rows, "pages/board_category.html", context, meta,
-                    lambda slug: reverse("category-board", args=[cat.slug, slug]))
+                    lambda slug: reverse("category-board", args=[cat.slug, slug]),
+                    _with_query(reverse("category-leaderboard", args=[cat.slug, hw.slug]),
+                                task_type=task_type))
 
 
 @public_page(params=BOARD_PARAMS)
@@ -116,7 +118,8 @@ def agent_board(request: HttpRequest, hardware: str) -> HttpResponse:
     rows = Rows(boards.AGENT_COLUMNS, lambda: boards.agent_board(hw).rows)
     return _respond(request, rows, "pages/board_agents.html", {"hardware": hw, "all_hardware": tabs},
                     {"board": "agents", "hardware": hw.slug},
-                    lambda slug: reverse("agent-board", args=[slug]))
+                    lambda slug: reverse("agent-board", args=[slug]),
+                    _with_query(reverse("agent-leaderboard"), hardware=hw.slug))
 
 
 def _hardware(slug: str) -> tuple[Hardware, list[Hardware]]:
@@ -139,14 +142,22 @@ def bad_request(request: HttpRequest, message: str) -> HttpResponse:
     return render(request, "pages/board_error.html", {"message": message}, status=400)
 
 
+def _with_query(url: str, **params: str | None) -> str:
+    given = {key: value for key, value in params.items() if value}
+    return f"{url}?{urlencode(given)}" if given else url
+
+
 def _respond(request: HttpRequest, rows: Rows, template: str, context: dict[str, Any], meta: dict[str, Any],
-             url_on: Callable[[str], str]) -> HttpResponse:
-    """The board as a page or a download, sorted as asked."""
+             url_on: Callable[[str], str], api_url: str) -> HttpResponse:
+    """The board as a page or a CSV download, sorted as asked; `api_url`: the same board in the API,
+    where ?format=json is sent (the one JSON form of a board)."""
     fmt = request.GET.get("format") or "html"
     sort = request.GET.get("sort", "")
     columns = rows.columns
     if fmt not in FORMATS:
         return bad_request(request, f"unknown format {fmt!r}; use csv or json, or leave it out for the page")
+    if fmt == "json":
+        return HttpResponseRedirect(api_url)
     try:
         boards.sort_rows([], sort or "rank", columns)  # checks the column's name
     except boards.UnknownSort as exc:
@@ -161,9 +172,6 @@ def _respond(request: HttpRequest, rows: Rows, template: str, context: dict[str,
                                   meta["hardware"]]))
     if fmt == "csv":
         return _download(_csv(ordered(), columns), "text/csv", name, "csv")
-    if fmt == "json":
-        return _download(_json(ordered(), columns, {**meta, "sort": sort or "rank"}), "application/json",
-                         name, "json")
     query = request.GET.copy()
     hardware: list[Hardware] = context["all_hardware"]
     current: Hardware = context["hardware"]
@@ -172,7 +180,7 @@ def _respond(request: HttpRequest, rows: Rows, template: str, context: dict[str,
         "headers": _headers(query, columns, sort),
         "lines": _lines(ordered(), columns),
         "tabs": [Tab(hw.slug, url_on(hw.slug) + _query(query), hw.pk == current.pk) for hw in hardware],
-        "csv_url": _query(query, format="csv"), "json_url": _query(query, format="json"),
+        "csv_url": _query(query, format="csv"), "json_url": api_url,
     })
 
 
@@ -271,9 +279,3 @@ def _csv_value(value: Any) -> Any:
     if isinstance(value, str) and value.startswith(FORMULA_STARTS):
         return "'" + value  # shown as text by spreadsheets, never evaluated
     return _export_value(value)
-
-
-def _json(rows: Sequence[Any], columns: Sequence[Column], meta: dict[str, Any]) -> str:
-    document = {**meta, "columns": [c.key for c in columns],
-                "rows": [{c.key: _export_value(getattr(row, c.key)) for c in columns} for row in rows]}
-    return json.dumps(document, cls=DjangoJSONEncoder, ensure_ascii=False)
