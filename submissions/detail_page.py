@@ -13,8 +13,8 @@ from typing import Any
 from evaluator.harness import status
 from evaluator.hidden_results import hidden_summary, shown_progress, visible_rows
 from evaluator.models import Evaluation
-from leaderboard import charts
-from leaderboard.templatetags.page_format import axes as axes_label
+from pages import charts
+from pages.templatetags.page_format import axes as axes_label
 
 LIVE = (Evaluation.QUEUED, Evaluation.RUNNING)
 PRIVATE_ENVIRONMENT = ("host",)  # the worker's host name: the platform's, not the participant's

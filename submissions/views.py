@@ -18,9 +18,9 @@ from django.template.loader import render_to_string
 from django.views.decorators.http import require_POST
 
 from evaluator.models import Evaluation, WorkloadResult
-from leaderboard import page_cache
 from leaderboard.models import Problem
-from leaderboard.page_cache import public_page
+from pages import page_cache
+from pages.page_cache import public_page
 
 from . import detail_page, services
 from .forms import SubmissionForm

@@ -1,7 +1,7 @@
 """Pages are kept for a second or two instead of under one version of the whole site
-(leaderboard/page_cache.py): the function solarena_page_version() that computed that version goes,
-and with it the columns and the index only it read (accounts 0003 and evaluator 0007 drop the
-others)."""
+(pages/page_cache.py, then leaderboard/page_cache.py): the function solarena_page_version() that
+computed that version goes, and with it the columns and the index only it read (accounts 0003 and
+evaluator 0007 drop the others)."""
 
 import importlib
 

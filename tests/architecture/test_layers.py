@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("solarena", "ops", "api", "leaderboard", "submissions", "evaluator", "accounts", "sandbox")
+PACKAGES = ("solarena", "ops", "api", "pages", "leaderboard", "submissions", "evaluator", "accounts",
+            "sandbox")
 DJANGO = ("django", "rest_framework", "celery", "kombu", "django_filters", "drf_spectacular", "axes", "csp")
 
 
@@ -30,12 +31,9 @@ class Layer:
 LAYERS: tuple[tuple[Layer, ...], ...] = (
     (Layer("entry", ("solarena", "*.management", "*.apps", "ops")),),
     (Layer("api", ("api",)),
-     Layer("pages", ("leaderboard.views", "leaderboard.board_views", "leaderboard.page_views",
-                     "leaderboard.page_queries", "leaderboard.page_cache", "leaderboard.charts",
-                     "leaderboard.markdown", "leaderboard.highlight", "leaderboard.urls",
-                     "leaderboard.page_urls", "leaderboard.templatetags", "submissions.views",
-                     "submissions.detail_page", "submissions.forms", "submissions.urls",
-                     "submissions.templatetags", "accounts.views", "accounts.forms", "accounts.urls")),
+     Layer("pages", ("pages", "submissions.views", "submissions.detail_page", "submissions.forms",
+                     "submissions.urls", "submissions.templatetags", "accounts.views", "accounts.forms",
+                     "accounts.urls")),
      Layer("cli", ("solarena.cli", "solarena.client", "solarena.client_commands"), django_free=True)),
     (Layer("boards", ("leaderboard.boards",)),),
     (Layer("submissions", ("submissions",)),),

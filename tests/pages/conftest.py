@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from django.core.cache import caches
 
-from leaderboard import page_cache
 from leaderboard.models import Hardware, Problem
+from pages import page_cache
 from tests.platform import factories
 
 
@@ -35,7 +35,7 @@ def empty_page_cache() -> Iterator[None]:
 
 
 class PageClock:
-    """leaderboard.page_cache's clock, stopped: pages age only when a test moves it."""
+    """pages.page_cache's clock, stopped: pages age only when a test moves it."""
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.now = time.time()

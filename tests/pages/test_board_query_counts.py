@@ -75,7 +75,7 @@ def test_queries_do_not_grow_with_rows(client: Client, cpu: Hardware, page: str,
     url, grow, rows = PAGES[page]
     boards = Boards(cpu)
     grow(boards, FEW)
-    cache.clear()  # both times uncached: what leaderboard/page_cache.py keeps only ever saves queries
+    cache.clear()  # both times uncached: what pages/page_cache.py keeps only ever saves queries
     with CaptureQueriesContext(connection) as few:
         assert client.get(url).status_code == 200
     grow(boards, MANY)

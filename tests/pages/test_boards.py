@@ -1,12 +1,11 @@
 """The board pages: the stable order (ties, participants without a valid score last), sorting by a
-whitelisted column, hardware tabs and the task-type filter, CSV and JSON downloads, and user content
-escaped on every board."""
+whitelisted column, hardware tabs and the task-type filter, the CSV download, the JSON one (the API's
+board, where ?format=json redirects), and user content escaped on every board."""
 
 from __future__ import annotations
 
 import csv
 import io
-import json
 from html.parser import HTMLParser
 from typing import Any
 
@@ -67,6 +66,18 @@ def download(client: Client, url: str, fmt: str, **params: str) -> Any:
     assert response.status_code == 200
     assert response.headers["Content-Disposition"].startswith("attachment; filename=")
     return response
+
+
+def api_json(client: Client, url: str, api_url: str, **params: str) -> Any:
+    """The board's JSON: ?format=json on the page redirects to the API's board, which the page's
+    download link names too."""
+    response = client.get(url, {"format": "json", **params})
+    assert response.status_code == 302 and response["Location"] == api_url
+    page = client.get(url, params).content.decode()
+    assert f'href="{api_url}" download>JSON</a>' in page
+    answer = client.get(api_url)
+    assert answer.status_code == 200 and answer["Content-Type"].startswith("application/json")
+    return answer.json()
 
 
 scored = factories.make_scored
@@ -149,17 +160,19 @@ def test_csv_download_has_every_row_in_the_asked_order(client: Client, ranked: U
     assert (eve["rank"], eve["score"], eve["last_improved"]) == ("", "", "")
 
 
-def test_json_download_names_the_board_and_its_columns(client: Client, ranked: Users) -> None:
-    response = download(client, BOARD, "json")
-    assert response.headers["Content-Disposition"] == 'attachment; filename="scale_shift-cpu.json"'
-    document = json.loads(response.content)
-    assert {k: document[k] for k in ("board", "problem", "version", "hardware", "sort")} == {
-        "board": "problem", "problem": "scale_shift", "version": 1, "hardware": "cpu", "sort": "rank"}
-    assert document["columns"][:4] == ["rank", "user", "team", "score"]
-    assert [(r["rank"], r["user"], r["score"]) for r in document["rows"]] == [
-        (1, "bob", 0.9), (2, "ada", 0.5), (3, "fay", 0.5), (4, "cyd", 0.5),
-        (None, "dan", None), (None, "eve", None)]
-    assert document["rows"][0]["last_improved"].startswith("20")
+def test_json_download_is_the_api_board_naming_the_board_and_its_columns(
+        client: Client, ranked: Users) -> None:
+    document = api_json(client, BOARD, "/api/v1/leaderboards/scale_shift/cpu/")
+    assert {k: document[k] for k in ("problem", "version", "hardware")} == {
+        "problem": "scale_shift", "version": 1, "hardware": "cpu"}
+    assert list(document["entries"][0])[:4] == ["rank", "user", "team", "score"]
+    assert [(r["rank"], r["user"], r["score"]) for r in document["entries"]] == [
+        (1, "bob", 0.9), (2, "ada", 0.5), (3, "fay", 0.5), (4, "cyd", 0.5)]
+    assert [r["user"] for r in document["unranked"]] == ["dan", "eve"]
+    assert document["entries"][0]["last_improved"].startswith("20")
+    # the sort is the page's: the API's board is in rank order, where the redirect goes whatever it was
+    assert client.get(BOARD, {"format": "json", "sort": "-user"})["Location"] == (
+        "/api/v1/leaderboards/scale_shift/cpu/")
 
 
 def test_hardware_tabs_lead_to_the_same_board_elsewhere_keeping_the_sort(
@@ -192,8 +205,10 @@ def test_category_board_means_over_problems_and_filters_by_task_type(client: Cli
     refused = client.get(url, {"task_type": "golf"})
     assert refused.status_code == 400 and "golf" in refused.content.decode()
     assert client.get("/boards/categories/nope/cpu/").status_code == 404
-    document = json.loads(download(client, url, "json", task_type="optimize_triton").content)
-    assert (document["board"], document["category"], document["problems"]) == ("category", "l1", ["tuned"])
+    document = api_json(client, url, "/api/v1/leaderboards/categories/l1/cpu/?task_type=optimize_triton",
+                        task_type="optimize_triton")
+    assert (document["category"], document["task_type"], document["problems"]) == (
+        "l1", "optimize_triton", ["tuned"])
     assert download(client, url, "csv", task_type="optimize_triton").headers["Content-Disposition"] == (
         'attachment; filename="l1-optimize_triton-cpu.csv"')
 
@@ -210,6 +225,9 @@ def test_agent_board_shows_name_version_model_and_owner(client: Client, cpu: Har
     rows = list(csv.DictReader(io.StringIO(download(client, "/boards/agents/cpu/", "csv").content.decode())))
     assert [(r["agent"], r["model"], r["version"], r["user"]) for r in rows] == [
         ("tritonbot", "m-small", "0.3", "bob"), ("kernelsmith", "m-large", "2.1", "ada")]
+    document = api_json(client, "/boards/agents/cpu/", "/api/v1/leaderboards/agents/?hardware=cpu")
+    assert document["hardware"] == "cpu"
+    assert [entry["user"] for entry in document["entries"]] == ["bob", "ada"]
 
 
 PAYLOADS = ["<script>alert(1)</script>", '"><img src=x onerror=alert(2)>']

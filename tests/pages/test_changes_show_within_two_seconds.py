@@ -15,9 +15,9 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 
 from accounts.services import set_team
-from leaderboard import page_cache
 from leaderboard.models import Hardware, Problem
 from leaderboard.services import store_calibration
+from pages import page_cache
 from tests.pages.conftest import PageClock
 from tests.platform import factories
 

@@ -1,4 +1,4 @@
-"""Pages follow what they show (leaderboard/page_cache.py keeps a page for a second or two): a
+"""Pages follow what they show (pages/page_cache.py keeps a page for a second or two): a
 new score, a review that takes one away, a new participant show on a board and in every
 download, a new agent upload and an agent's evaluation that finishes on the agent board, a new
 leader on the home page, a new best on a problem page's board and chart, a newly scored evaluation
@@ -20,20 +20,21 @@ from tests.pages.conftest import PageClock
 from tests.platform import factories
 
 pytestmark = pytest.mark.django_db
+# The JSON download of a board is the API's board (the page's ?format=json redirects there).
 PAGES = ("/boards/problems/scale_shift/cpu/", "/boards/problems/scale_shift/cpu/?format=csv",
-         "/boards/problems/scale_shift/cpu/?format=json&sort=user", "/boards/categories/l1/cpu/",
+         "/api/v1/leaderboards/scale_shift/cpu/", "/boards/categories/l1/cpu/",
          "/boards/categories/l1/cpu/?format=csv&task_type=from_reference")
 
 
-def texts(client: Client) -> list[str]:
-    pages = [client.get(url) for url in PAGES]
+def texts(client: Client, urls: tuple[str, ...] = PAGES) -> list[str]:
+    pages = [client.get(url) for url in urls]
     assert all(page.status_code == 200 for page in pages), [page.status_code for page in pages]
     return [page.content.decode() for page in pages]
 
 
 def shows(text: str, score: float) -> bool:
     """The score in a board's cell, CSV column or JSON field (not inside a timestamp)."""
-    return any(form in text for form in (f">{score:.3f}<", f",{score},", f'"score": {score},'))
+    return any(form in text for form in (f">{score:.3f}<", f",{score},", f'"score":{score},'))
 
 
 def test_a_new_score_and_a_review_show(client: Client, page_clock: PageClock,
@@ -65,8 +66,9 @@ def test_boards_without_a_cache_server(client: Client, problem: Problem, cpu: Ha
     factories.make_scored(factories.make_participant("ada"), problem, cpu, 0.4)
     closed = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
                           "LOCATION": "redis://127.0.0.1:9/0"}}  # nothing listens on the discard port
+    boards = tuple(url for url in PAGES if url.startswith("/boards/"))  # the API's throttle needs a cache
     with override_settings(CACHES=closed):
-        assert all("ada" in text for text in texts(client))
+        assert all("ada" in text for text in texts(client, boards))
     assert "page cache unavailable" in caplog.text
 
 

@@ -25,7 +25,7 @@ def problem(db: Any) -> Problem:
 
 
 def queries(client: Client, url: str) -> int:
-    cache.clear()  # what the pages cache (leaderboard/page_cache.py) only ever saves queries
+    cache.clear()  # what the pages cache (pages/page_cache.py) only ever saves queries
     with CaptureQueriesContext(connection) as captured:
         response = client.get(url)
     assert response.status_code == 200, url

@@ -1,4 +1,4 @@
-"""A page kept for a while (leaderboard/page_cache.py) is made again by one process at a time,
+"""A page kept for a while (pages/page_cache.py) is made again by one process at a time,
 after the response that found its copy older than FRESH was sent, while every other request is
 served the copy; a copy older than STALE is never served, even while a remake is under way."""
 
@@ -10,7 +10,7 @@ import pytest
 from django.http import HttpRequest, HttpResponse
 from django.test import RequestFactory
 
-from leaderboard import page_cache
+from pages import page_cache
 from tests.pages.conftest import PageClock
 
 pytestmark = pytest.mark.django_db  # a response's close() ends the request: Django then checks its connection

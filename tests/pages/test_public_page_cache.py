@@ -1,4 +1,4 @@
-"""Whole pages kept for anonymous visitors (leaderboard/page_cache.public_page): a page read again
+"""Whole pages kept for anonymous visitors (pages/page_cache.public_page): a page read again
 costs no query and no rendering (a submission's pages: one, their version), per process and
 through the shared cache; a team name and calibrated peaks show within page_cache.STALE seconds, a
 published source at once; signed-in visitors, personal responses and failures are never kept or
@@ -18,9 +18,9 @@ from django.test import Client, RequestFactory, override_settings
 from django.test.utils import CaptureQueriesContext
 
 from accounts.services import set_team
-from leaderboard import page_cache
 from leaderboard.models import Hardware, Problem
 from leaderboard.services import store_calibration
+from pages import page_cache
 from submissions.services import set_published
 from tests.pages.conftest import PageClock
 from tests.platform import factories

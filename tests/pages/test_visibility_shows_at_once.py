@@ -1,6 +1,6 @@
 """Publishing, unpublishing, and an admin's reveal or hide of a problem's solutions show on the
 pages that show sources or logs, though anonymous visitors get whole pages from the cache
-(leaderboard.page_cache.public_page): at once on a submission's page (its version holds them),
+(pages.page_cache.public_page): at once on a submission's page (its version holds them),
 within page_cache.STALE seconds on an agent's page (its logs)."""
 
 from __future__ import annotations

@@ -1,29 +1,28 @@
 """The board pages: tables sortable by any column (?sort=), one tab per hardware, a task-type filter
-on category boards, and the same rows as CSV or JSON downloads (?format=csv|json)."""
+on category boards, and the same rows as a CSV download (?format=csv). The JSON of a board is the
+API's (/api/v1/leaderboards/...): the page links to it, and ?format=json redirects there."""
 
 from __future__ import annotations
 
 import csv
 import io
-import json
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from html import escape  # as the templates escape, without django's lazy-string wrapper per call
 from typing import Any
+from urllib.parse import urlencode
 
-from django.core.serializers.json import DjangoJSONEncoder
-from django.http import Http404, HttpRequest, HttpResponse, QueryDict
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect, QueryDict
 from django.shortcuts import get_object_or_404, render
 from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
-from django.utils.safestring import mark_safe
 
-from . import boards
-from .boards import Column
-from .lookup import current_problem
-from .models import Category, Hardware, Problem
+from leaderboard import boards
+from leaderboard.boards import Column
+from leaderboard.lookup import current_problem
+from leaderboard.models import Category, Hardware, Problem
+
 from .page_cache import public_page
 
 FORMATS = ("html", "csv", "json")
@@ -37,14 +36,19 @@ class BadRequest(ValueError):
 
 @dataclass(frozen=True)
 class Cell:
+    """One cell of a board's table: its text, its CSS class, the page it links to."""
+
     text: str
     css: str = ""
     url: str = ""
 
-    def html(self) -> str:
-        text = escape(self.text)
-        inner = f'<a href="{escape(self.url)}">{text}</a>' if self.url else text
-        return f'<td class="{escape(self.css)}">{inner}</td>' if self.css else f"<td>{inner}</td>"
+
+@dataclass(frozen=True)
+class Line:
+    """One row of a board's table, as templates/pages/_board_rows.html shows it."""
+
+    cells: list[Cell]
+    unscored: bool
 
 
 @dataclass(frozen=True)
@@ -79,12 +83,13 @@ def problem_board(request: HttpRequest, problem: str, hardware: str) -> HttpResp
         raise Http404(f"no problem {problem!r}")
     hw, tabs = _hardware(hardware)
     rows = Rows(boards.PROBLEM_COLUMNS, lambda: boards.problem_board(current, hw).rows)
-    meta = {"board": "problem", "problem": current.name, "version": current.version,
-            "category": current.category.slug, "task_type": current.task_type, "hardware": hw.slug}
+    meta = {"board": "problem", "problem": current.name, "category": current.category.slug,
+            "task_type": current.task_type, "hardware": hw.slug}
     context = {"problem": current, "hardware": hw, "all_hardware": tabs,
                "category_url": reverse("category-board", args=[current.category.slug, hw.slug])}
-    return _respond(request, rows, "leaderboard/board_problem.html", context, meta,
-                    lambda slug: reverse("problem-board", args=[current.slug, slug]))
+    return _respond(request, rows, "pages/board_problem.html", context, meta,
+                    lambda slug: reverse("problem-board", args=[current.slug, slug]),
+                    reverse("leaderboard", args=[current.slug, hw.slug]))
 
 
 @public_page(params=(*BOARD_PARAMS, "task_type"))
@@ -97,22 +102,24 @@ def category_board(request: HttpRequest, category: str, hardware: str) -> HttpRe
         return bad_request(request, str(exc))
     problems = boards.current_problems(cat, task_type)
     rows = Rows(boards.CATEGORY_COLUMNS, lambda: boards.category_board(cat, hw, task_type, problems).rows)
-    meta = {"board": "category", "category": cat.slug, "task_type": task_type, "hardware": hw.slug,
-            "problems": [p.name for p in problems]}
+    meta = {"board": "category", "category": cat.slug, "task_type": task_type, "hardware": hw.slug}
     context = {"category": cat, "hardware": hw, "all_hardware": tabs, "task_type": task_type,
                "task_types": boards.TASK_TYPES,
                "problems": [(p, reverse("problem-board", args=[p.slug, hw.slug])) for p in problems]}
-    return _respond(request, rows, "leaderboard/board_category.html", context, meta,
-                    lambda slug: reverse("category-board", args=[cat.slug, slug]))
+    return _respond(request, rows, "pages/board_category.html", context, meta,
+                    lambda slug: reverse("category-board", args=[cat.slug, slug]),
+                    _with_query(reverse("category-leaderboard", args=[cat.slug, hw.slug]),
+                                task_type=task_type))
 
 
 @public_page(params=BOARD_PARAMS)
 def agent_board(request: HttpRequest, hardware: str) -> HttpResponse:
     hw, tabs = _hardware(hardware)
     rows = Rows(boards.AGENT_COLUMNS, lambda: boards.agent_board(hw).rows)
-    return _respond(request, rows, "leaderboard/board_agents.html", {"hardware": hw, "all_hardware": tabs},
+    return _respond(request, rows, "pages/board_agents.html", {"hardware": hw, "all_hardware": tabs},
                     {"board": "agents", "hardware": hw.slug},
-                    lambda slug: reverse("agent-board", args=[slug]))
+                    lambda slug: reverse("agent-board", args=[slug]),
+                    _with_query(reverse("agent-leaderboard"), hardware=hw.slug))
 
 
 def _hardware(slug: str) -> tuple[Hardware, list[Hardware]]:
@@ -132,17 +139,25 @@ def task_type_of(request: HttpRequest) -> str | None:
 
 
 def bad_request(request: HttpRequest, message: str) -> HttpResponse:
-    return render(request, "leaderboard/board_error.html", {"message": message}, status=400)
+    return render(request, "pages/board_error.html", {"message": message}, status=400)
+
+
+def _with_query(url: str, **params: str | None) -> str:
+    given = {key: value for key, value in params.items() if value}
+    return f"{url}?{urlencode(given)}" if given else url
 
 
 def _respond(request: HttpRequest, rows: Rows, template: str, context: dict[str, Any], meta: dict[str, Any],
-             url_on: Callable[[str], str]) -> HttpResponse:
-    """The board as a page or a download, sorted as asked."""
+             url_on: Callable[[str], str], api_url: str) -> HttpResponse:
+    """The board as a page or a CSV download, sorted as asked; `api_url`: the same board in the API,
+    where ?format=json is sent (the one JSON form of a board)."""
     fmt = request.GET.get("format") or "html"
     sort = request.GET.get("sort", "")
     columns = rows.columns
     if fmt not in FORMATS:
         return bad_request(request, f"unknown format {fmt!r}; use csv or json, or leave it out for the page")
+    if fmt == "json":
+        return HttpResponseRedirect(api_url)
     try:
         boards.sort_rows([], sort or "rank", columns)  # checks the column's name
     except boards.UnknownSort as exc:
@@ -157,18 +172,15 @@ def _respond(request: HttpRequest, rows: Rows, template: str, context: dict[str,
                                   meta["hardware"]]))
     if fmt == "csv":
         return _download(_csv(ordered(), columns), "text/csv", name, "csv")
-    if fmt == "json":
-        return _download(_json(ordered(), columns, {**meta, "sort": sort or "rank"}), "application/json",
-                         name, "json")
     query = request.GET.copy()
     hardware: list[Hardware] = context["all_hardware"]
     current: Hardware = context["hardware"]
     return render(request, template, {
         **context,
         "headers": _headers(query, columns, sort),
-        "body": mark_safe(_body(ordered(), columns)),  # escaped by _body
+        "lines": _lines(ordered(), columns),
         "tabs": [Tab(hw.slug, url_on(hw.slug) + _query(query), hw.pk == current.pk) for hw in hardware],
-        "csv_url": _query(query, format="csv"), "json_url": _query(query, format="json"),
+        "csv_url": _query(query, format="csv"), "json_url": api_url,
     })
 
 
@@ -197,14 +209,9 @@ def _headers(query: QueryDict, columns: Sequence[Column], sort: str) -> list[Hea
     return headers
 
 
-def _body(rows: Sequence[Any], columns: Sequence[Column]) -> str:
-    """The table's rows, built here rather than in the template: a board has thousands of cells, and
-    the template engine takes some 20 µs for each (most of a big board's time)."""
-    lines = []
-    for row in rows:
-        cells = "".join(_cell(row, column).html() for column in columns)
-        lines.append(f'<tr class="unscored">{cells}</tr>' if row.score is None else f"<tr>{cells}</tr>")
-    return "\n    ".join(lines)  # every text and URL escaped by Cell.html
+def _lines(rows: Sequence[Any], columns: Sequence[Column]) -> list[Line]:
+    """The table's rows as cells: the text of each is made here, the HTML by the template."""
+    return [Line([_cell(row, column) for column in columns], row.score is None) for row in rows]
 
 
 def _cell(row: Any, column: Column) -> Cell:
@@ -234,7 +241,7 @@ def _profile_url(row: Any, column: Column) -> str:
 
 
 def page_url(name: str, *args: str) -> str:
-    """A participant's or an agent's page (leaderboard/page_urls.py), or "" for a name no URL can
+    """A participant's or an agent's page (pages/urls.py), or "" for a name no URL can
     carry (a slash in a username made outside the sign-up form)."""
     try:
         return reverse(name, args=args)
@@ -272,9 +279,3 @@ def _csv_value(value: Any) -> Any:
     if isinstance(value, str) and value.startswith(FORMULA_STARTS):
         return "'" + value  # shown as text by spreadsheets, never evaluated
     return _export_value(value)
-
-
-def _json(rows: Sequence[Any], columns: Sequence[Column], meta: dict[str, Any]) -> str:
-    document = {**meta, "columns": [c.key for c in columns],
-                "rows": [{c.key: _export_value(getattr(row, c.key)) for c in columns} for row in rows]}
-    return json.dumps(document, cls=DjangoJSONEncoder, ensure_ascii=False)

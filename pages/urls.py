@@ -1,8 +1,9 @@
-"""URLs of the public pages in leaderboard/page_views.py (the boards are in leaderboard/urls.py)."""
+"""Every URL of the public HTML pages: the home page, the boards, the problems, participants, agents
+and hardware. The submission and account pages are in submissions/urls.py and accounts/urls.py."""
 
 from django.urls import path, register_converter
 
-from . import page_views
+from . import board_views, home_views, page_views
 
 
 class AnyText:
@@ -20,6 +21,11 @@ class AnyText:
 register_converter(AnyText, "anytext")
 
 urlpatterns = [
+    path("", home_views.home, name="home"),
+    path("boards/problems/<str:problem>/<slug:hardware>/", board_views.problem_board, name="problem-board"),
+    path("boards/categories/<slug:category>/<slug:hardware>/", board_views.category_board,
+         name="category-board"),
+    path("boards/agents/<slug:hardware>/", board_views.agent_board, name="agent-board"),
     path("problems/", page_views.problems, name="problems"),
     path("problems/<str:problem>/", page_views.problem, name="problem"),
     path("u/<str:username>/", page_views.participant, name="participant"),

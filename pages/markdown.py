@@ -30,6 +30,8 @@ _MARKDOWN = MarkdownIt("commonmark", {"html": False, "linkify": False, "highligh
 
 
 def render_markdown(text: str) -> SafeString:
+    """Library output, marked safe as it is: markdown-it's HTML, sanitized by nh3 (no HTML is built
+    here)."""
     html = _MARKDOWN.render(text or "")
     return mark_safe(nh3.clean(html, tags=TAGS, attributes=ATTRIBUTES, url_schemes=URL_SCHEMES,
                                link_rel="nofollow noopener noreferrer",

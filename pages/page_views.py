@@ -17,11 +17,11 @@ from django.utils import timezone
 from django.utils.safestring import SafeString
 
 from evaluator.harness.problem import TASK_TYPES
+from leaderboard.lookup import current_problem
+from leaderboard.models import Category, Hardware, Problem
 
 from . import charts, page_cache, page_queries
 from .highlight import css, highlight
-from .lookup import current_problem
-from .models import Category, Hardware, Problem
 from .page_cache import public_page
 
 BOARD_ROWS = 25  # the problem page shows the top of each board; the board page has them all

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from functools import cache
 
+from django.template.loader import render_to_string
 from django.utils.safestring import SafeString, mark_safe
 from pygments import highlight as pygments_highlight
 from pygments.formatters import HtmlFormatter
@@ -16,10 +17,11 @@ _LEXERS = {"python": "python", "triton": "python", "cuda": "cuda", "c++": "cpp",
 
 
 def highlight(source: str, language: str = "python") -> SafeString:
-    """`source` as <pre class="highlight"><code>...</code></pre>. Pygments escapes every token, so
-    the result is safe whatever the source holds."""
-    body = pygments_highlight(source, _lexer(language), _FORMATTER)
-    return mark_safe(f'<pre class="{CSS_CLASS}"><code>{body}</code></pre>')
+    """`source` as <pre class="highlight"><code>...</code></pre> (templates/pages/_highlight.html).
+    The tokens are Pygments' own HTML, library output marked safe as it is: Pygments escapes every
+    token, so the result is safe whatever the source holds."""
+    body = mark_safe(pygments_highlight(source, _lexer(language), _FORMATTER))
+    return render_to_string("pages/_highlight.html", {"css_class": CSS_CLASS, "body": body})
 
 
 def _lexer(language: str):
@@ -30,8 +32,8 @@ def _lexer(language: str):
 
 
 @cache
-def css() -> SafeString:
-    """The highlighting colours, for a <style> element of the page."""
+def css() -> str:
+    """The highlighting colours: Pygments' stylesheet, served as /highlight.css."""
     rules = _FORMATTER.get_style_defs(f".{CSS_CLASS}").splitlines()
     # Pygments adds a few unscoped rules (pre, line numbers); only ours are kept.
-    return mark_safe("\n".join(rule for rule in rules if rule.startswith(f".{CSS_CLASS}")))
+    return "\n".join(rule for rule in rules if rule.startswith(f".{CSS_CLASS}"))

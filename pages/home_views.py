@@ -12,10 +12,10 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 
 from evaluator.models import Evaluation
+from leaderboard import boards
+from leaderboard.models import Category
 
-from . import boards
 from .board_views import BadRequest, bad_request, page_url, task_type_of
-from .models import Category
 from .page_cache import public_page
 
 RECENT = 10
@@ -33,8 +33,8 @@ def home(request: HttpRequest) -> HttpResponse:
         task_type = task_type_of(request)
     except BadRequest as exc:
         return bad_request(request, str(exc))
-    content = render_to_string("leaderboard/_home.html", _content(task_type))
-    return render(request, "leaderboard/home.html", {"content": content})
+    content = render_to_string("pages/_home.html", _content(task_type))
+    return render(request, "pages/home.html", {"content": content})
 
 
 def _content(task_type: str | None) -> dict[str, Any]:

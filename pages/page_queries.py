@@ -28,13 +28,14 @@ from evaluator.models import Evaluation
 from evaluator.scoring import sol
 from evaluator.scoring.hardware import BANDWIDTH_KEY, COMPUTE_CLASSES, HARDWARE, HardwareSpec
 from evaluator.scoring.sol import WorkloadWork
+from leaderboard import boards
+from leaderboard.models import Hardware, LeaderboardEntry, Problem, Workload
+from leaderboard.problems import sol_bounds, visible_work
 from submissions import suites
 from submissions.models import AgentSubmission, Submission
 from submissions.visibility import viewable_sources
 
-from . import boards, charts
-from .models import Hardware, LeaderboardEntry, Problem, Workload
-from .problems import sol_bounds, visible_work
+from . import charts
 
 
 def _count(queryset: QuerySet[Any], by: str) -> Subquery:
