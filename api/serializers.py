@@ -93,6 +93,10 @@ class WorkloadResultSerializer(serializers.Serializer):
     baseline_latency_ms = serializers.FloatField(allow_null=True)
     sol_ms = serializers.FloatField()
     below_sol = serializers.BooleanField()
+    roofline = serializers.DictField(
+        allow_null=True, help_text="the workload under the hardware's roofline: intensity, ridge, bound, "
+        "achieved FLOP/s and bytes/s, share_of_roof (docs/result-format.md); null for results stored "
+        "before it was recorded")
 
     class Meta:
         list_serializer_class = VisibleResultsSerializer

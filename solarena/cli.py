@@ -290,9 +290,19 @@ def _run_with_progress(job_dir: Path, workloads: list[Workload], options: Superv
         return run_harness(job_dir, uuids, options, progress=on_event)
 
 
+def _roof(line: dict[str, Any] | None) -> str:
+    """The share of the roof reached and which roof: "41% mem", "88% comp"; the roof alone
+    without a kernel time."""
+    if not line:
+        return "-"
+    roof = "mem" if line["bound"] == "memory" else "comp"
+    share = line.get("share_of_roof")
+    return roof if share is None else f"{share:.0%} {roof}"
+
+
 def print_report(report: dict[str, Any], console: Console) -> None:
     table = Table(title=f"{report['problem']} on {report['hardware']}")
-    for column in ("workload", "vis", "axes", "status", "ms", "ref ms", "base ms", "SOL ms", "score"):
+    for column in ("workload", "vis", "axes", "status", "ms", "ref ms", "base ms", "SOL ms", "roof", "score"):
         table.add_column(column, overflow="fold", justify="right" if "ms" in column else "left")
     notes = []
     for row in report["workloads"]:
@@ -301,7 +311,7 @@ def print_report(report: dict[str, Any], console: Console) -> None:
         table.add_row(uuid, row["visibility"][:3], ",".join(str(v) for v in row["axes"].values()),
                       f"[{style}]{row['status']}[/{style}]", _ms(row["latency_ms"]),
                       _ms(row["reference_latency_ms"]), _ms(row["baseline_latency_ms"]),
-                      _ms(row["sol_ms"]), f"{row['score']:.3f}")
+                      _ms(row["sol_ms"]), _roof(row.get("roofline")), f"{row['score']:.3f}")
         if row["message"]:
             notes.append(f"{uuid}: {row['message']}")
     console.print(table)
