@@ -19,7 +19,9 @@ from urllib.parse import quote
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
+from evaluator.scoring import numbers
 from evaluator.toolchains import infer_language
 
 from .client import (
@@ -121,12 +123,24 @@ def _client(args: argparse.Namespace) -> Client:
     return Client(settings.server, settings.token)
 
 
+# No console markup: names, descriptions and messages come from the server and may hold brackets
+# (`y[b, i] = ...`); colour goes through Text styles instead.
+# The problem board's columns, as the board page shows them: (title, numeric).
+BOARD_COLUMNS = (("rank", True), ("user", False), ("team", False), ("score", True), ("visible", True),
+                 ("hidden", True), ("gap", True), ("cond. correct", True), ("speedup", True),
+                 ("submissions", True), ("best", True), ("last improved", False))
+
+
 def _out() -> Console:
-    return Console() if sys.stdout.isatty() else Console(width=140, highlight=False)
+    return Console(markup=False) if sys.stdout.isatty() else Console(width=140, highlight=False, markup=False)
 
 
 def _err() -> Console:
-    return Console(stderr=True, highlight=False)
+    return Console(stderr=True, highlight=False, markup=False)
+
+
+def _status(verdict: str) -> Text:
+    return Text(verdict, style="green" if verdict == "PASSED" else "red")
 
 
 def _print_json(document: Any) -> None:
@@ -134,13 +148,11 @@ def _print_json(document: Any) -> None:
 
 
 def _ms(value: float | None) -> str:
-    if value is None:
-        return "-"
-    return f"{value:.4g}" if value < 1000 else f"{value:.0f}"
+    return numbers.duration(value)
 
 
 def _score(value: float | None) -> str:
-    return "-" if value is None else f"{value:.3f}"
+    return numbers.significant(value)
 
 
 # ---------------------------------------------------------------- login
@@ -213,18 +225,20 @@ def cmd_show(args: argparse.Namespace) -> int:
         _print_json(problem)
         return EXIT_OK
     console = _out()
-    console.print(f"[bold]{problem['name']}[/bold] v{problem['version']}  category {problem.get('category')}"
-                  f"  task {problem.get('task_type')}  op {problem.get('op_type') or '-'}")
+    head = Text(problem["name"], style="bold")
+    head.append(f" v{problem['version']}  category {problem.get('category')}  task {problem.get('task_type')}"
+                f"  op {problem.get('op_type') or '-'}", style="")
+    console.print(head)
     if problem.get("description"):
         console.print(problem["description"])
     workloads = problem.get("workloads") or []
     slugs = sorted({slug for w in workloads for slug in (w.get("sol_ms") or {})})
-    table = Table(title=f"visible workloads ({len(workloads)}); SOL bound in ms per hardware")
+    table = Table(title=f"visible workloads ({len(workloads)}); SOL bound per hardware")
     for column in ("workload", "axes", "smoke", *slugs):
         table.add_column(column, overflow="fold", justify="right" if column in slugs else "left")
     for w in workloads:
         axes = ", ".join(f"{k}={v}" for k, v in (w.get("axes") or {}).items())
-        table.add_row(w["uuid"][:22], axes, "yes" if w.get("smoke") else "",
+        table.add_row(w["uuid"], axes, "yes" if w.get("smoke") else "",
                       *(_ms((w.get("sol_ms") or {}).get(slug)) for slug in slugs))
     console.print(table)
     return EXIT_OK
@@ -250,11 +264,16 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
         console.print(f"{title}: no entries yet")
         return EXIT_OK
     table = Table(title=title)
-    for column in ("rank", "user", "team", "score", "submissions", "submitted"):
-        table.add_column(column, justify="right" if column in ("rank", "score", "submissions") else "left")
+    for column, numeric in BOARD_COLUMNS:
+        table.add_column(column, overflow="fold", justify="right" if numeric else "left")
     for e in entries:
+        speedup = e.get("geomean_speedup")
         table.add_row(str(e["rank"]), e["user"], e.get("team") or "", _score(e.get("score")),
-                      str(e.get("submissions", "")), str(e.get("submitted_at", ""))[:19].replace("T", " "))
+                      _score(e.get("visible_score")), _score(e.get("hidden_score")),
+                      _score(e.get("generalization_gap")), _score(e.get("conditional_correctness")),
+                      "-" if speedup is None else f"{numbers.significant(speedup)}x",
+                      str(e.get("submissions", "")), str(e.get("submission") or "-"),
+                      _when(e.get("last_improved")))
     console.print(table)
     return EXIT_OK
 
@@ -367,7 +386,7 @@ def _set_published(args: argparse.Namespace, action: str) -> int:
 
 
 def _evaluation_states(document: Mapping[str, Any]) -> dict[str, str]:
-    return {f"{e['hardware']}": e["state"] + (f" {e['score']:.3f}" if e.get("score") is not None else "")
+    return {f"{e['hardware']}": e["state"] + (f" {_score(e['score'])}" if e.get("score") is not None else "")
             for e in document.get("evaluations") or []}
 
 
@@ -375,7 +394,7 @@ def _agent_states(document: Mapping[str, Any]) -> dict[str, str]:
     states = {}
     for suite in document.get("suites") or []:
         states[suite["hardware"]] = (f"{suite['status']} ({suite['scored']}/{suite['problems']} scored, "
-                                     f"suite score {suite['score']:.3f})")
+                                     f"suite score {_score(suite['score'])})")
     for solution in document.get("submissions") or []:
         for e in solution.get("evaluations") or []:
             states[f"{solution['problem']} on {e['hardware']}"] = e["state"]
@@ -439,47 +458,49 @@ def _show_submission(document: dict[str, Any], args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _when(value: Any) -> str:
+    return str(value)[:16].replace("T", " ") if value else "-"
+
+
 def print_submission(document: Mapping[str, Any], console: Console) -> None:
     created = str(document.get("created", ""))[:19].replace("T", " ")
     console.print(f"submission {document['id']}: {document['problem']} v{document['problem_version']} "
                   f"({document['language']}), created {created}")
     for evaluation in document.get("evaluations") or []:
-        head = f"{evaluation['hardware']}: {evaluation['state']}"
+        head = Text(f"{evaluation['hardware']}: {evaluation['state']}")
         if evaluation.get("score") is not None:
-            head += f", score {evaluation['score']:.3f}"
+            head.append(f", score {_score(evaluation['score'])}")
         if evaluation.get("reward_hack"):
-            head += " [red](marked a reward hack; not ranked)[/red]"
+            head.append(" (marked a reward hack; not ranked)", style="red")
         console.print(head)
         if evaluation.get("error"):
-            console.print(f"  [red]error:[/red] {evaluation['error']}")
+            console.print(Text.assemble("  ", ("error:", "red"), f" {evaluation['error']}"))
         results = evaluation.get("results") or []
         hidden = evaluation.get("hidden")
         if not results and not hidden:
             continue
         table = Table(title=f"{document['problem']} on {evaluation['hardware']}")
-        for column in ("workload", "vis", "axes", "status", "ms", "SOL ms", "SOL frac", "score"):
+        for column in ("workload", "vis", "axes", "status", "time", "SOL", "SOL frac", "score"):
             table.add_column(column, overflow="fold",
-                             justify="right" if column in ("ms", "SOL ms", "SOL frac", "score") else "left")
+                             justify="right" if column in ("time", "SOL", "SOL frac", "score") else "left")
         notes = []
         for row in results:
-            style = "green" if row["status"] == "PASSED" else "red"
-            verdict = f"[{style}]{row['status']}[/{style}]"
             latency, sol = row.get("latency_ms"), row.get("sol_ms")
-            fraction = f"{sol / latency:.3f}" if latency and sol else "-"
+            fraction = _score(sol / latency) if latency and sol else "-"
             axes = ",".join(f"{k}={v}" for k, v in (row.get("axes") or {}).items())
-            table.add_row(row["uuid"][:22], "vis", axes, verdict, _ms(latency), _ms(sol), fraction,
+            table.add_row(row["uuid"], "vis", axes, _status(row["status"]), _ms(latency), _ms(sol), fraction,
                           _score(row.get("score")))
             if row.get("message"):
-                notes.append(f"{row['uuid'][:22]}: {row['message']}")
+                notes.append(f"{row['uuid']}: {row['message']}")
         if hidden:  # the server shows hidden workloads as one aggregate only
             passed = f"{hidden['passed']} of {hidden['total']} passed"
             table.add_row(f"({hidden['total']} hidden)", "hid", "", passed, "", "", "",
                           _score(hidden.get("score")))
         console.print(table)
         for note in notes:
-            console.print(note, highlight=False, markup=False)
+            console.print(note, highlight=False)
         aggregates = evaluation.get("aggregates") or {}
-        parts = [f"{label} {aggregates[key]:.3f}" for key, label in
+        parts = [f"{label} {_score(aggregates[key])}" for key, label in
                  (("score", "score"), ("visible_score", "visible"), ("hidden_score", "hidden"),
                   ("geomean_speedup", "geomean speedup")) if isinstance(aggregates.get(key), int | float)]
         if parts:

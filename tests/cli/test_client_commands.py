@@ -99,7 +99,7 @@ def test_show_lists_visible_workloads_with_sol_bounds(server: Server, cli: Any) 
     visible = server.problem.workloads.filter(visibility="visible")
     assert {w["uuid"] for w in document["workloads"]} == {w.uuid for w in visible}
     assert all(w["sol_ms"]["cpu"] > 0 for w in document["workloads"])
-    assert visible.first().uuid[:22] in result.out
+    assert all(w.uuid in result.out for w in visible)  # whole: never cut without a mark
     assert not any(w.uuid[:22] in result.out for w in server.problem.workloads.filter(visibility="hidden"))
 
 
@@ -116,8 +116,12 @@ def test_leaderboard(server: Server, cli: Any) -> None:
     result = cli("leaderboard", "scale_shift", "--hardware", "cpu", "--server", server.url)
     assert result.code == 0, result.err
     assert "ada" in result.out and "0.700" in result.out
+    for column in ("visible", "hidden", "gap", "speedup", "best", "last improved"):
+        assert column in result.out, column  # the board page's columns
+    assert str(evaluation.submission_id) in result.out
     document = cli("leaderboard", "scale_shift", "--hardware", "cpu", "--server", server.url, "--json").json()
     assert [(e["rank"], e["user"], e["score"]) for e in document["entries"]] == [(1, "ada", 0.7)]
+    assert document["entries"][0]["submission"] == evaluation.submission_id
     bad_hw = cli("leaderboard", "scale_shift", "--hardware", "tpu9", "--server", server.url)
     assert bad_hw.code == 2 and "unknown hardware 'tpu9'" in bad_hw.err
     bad_problem = cli("leaderboard", "gemv", "--hardware", "cpu", "--server", server.url)
