@@ -182,6 +182,30 @@ class SubmissionSourceSerializer(serializers.ModelSerializer):
                   "solutions_revealed", "created", "entry", "sources"]
 
 
+class _SubmissionTarget(serializers.Serializer):
+    problem = serializers.CharField(help_text="the problem's slug or its name as written (its current "
+                                              "version is evaluated)")
+    hardware = serializers.ListField(child=serializers.SlugField(), min_length=1,
+                                     help_text="slugs of the hardware to evaluate on")
+    language = serializers.ChoiceField(choices=LANGUAGES)
+
+
+class SubmissionSourcesSerializer(_SubmissionTarget):
+    """The JSON body of a submission (the schema's `application/json` request; the view reads it
+    with SubmissionCreateSerializer)."""
+
+    sources = serializers.DictField(child=serializers.CharField(allow_blank=True, trim_whitespace=False),
+                                    help_text="file path -> text")
+    entry = serializers.CharField(help_text="the file the harness loads")
+
+
+class SubmissionUploadSerializer(_SubmissionTarget):
+    """The multipart body of a submission: one uploaded file (the schema's `multipart/form-data`
+    request)."""
+
+    file = serializers.FileField(help_text="a .py solution or a solution.json")
+
+
 class SubmissionCreateSerializer(serializers.Serializer):
     """A solution as one uploaded file (multipart `file`), or as JSON `sources` plus `entry`."""
 

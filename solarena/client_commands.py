@@ -313,8 +313,8 @@ def cmd_submit(args: argparse.Namespace) -> int:
         data = _read_solution(args.file)
         language = args.language or infer_language(
             solution_files(args.file, data.decode("utf-8", errors="replace")), args.file.name)
-        submission = client.post("submissions/", data={"problem": args.problem, "hardware": args.hardware,
-                                                       "language": language},
+        fields = {"problem": args.problem, "hardware": args.hardware, "language": language}
+        submission = client.post("submissions/upload/", data=fields,
                                  files={"file": (args.file.name, data, "application/octet-stream")})
         err = _err()
         if not args.json:
