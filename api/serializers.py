@@ -10,6 +10,7 @@ from django.db import models
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from evaluator import workers
 from evaluator.hidden_results import hidden_summary, visible_row, visible_rows
 from evaluator.jobs import SolutionError, SolutionFiles, SourceTooLarge, check_size
 from evaluator.models import Evaluation, WorkloadResult, public_environment
@@ -34,11 +35,27 @@ def active_hardware(slugs: list[str]) -> list[Hardware]:
     return [found[slug] for slug in dict.fromkeys(slugs)]
 
 
+class AvailabilitySerializer(serializers.Serializer):
+    state = serializers.ChoiceField(choices=workers.STATES, help_text=(
+        "online: a worker serves it now; expected: none now, but the operator says workers will come "
+        "(submissions wait for them); offline: none, and submissions to it are refused"))
+    workers = serializers.IntegerField(help_text="workers online now")
+    last_seen = serializers.DateTimeField(allow_null=True,
+                                          help_text="when a worker of it was last heard from")
+
+
 class HardwareSerializer(serializers.ModelSerializer):
+    availability = serializers.SerializerMethodField()
+
     class Meta:
         model = Hardware
         fields = ["slug", "name", "vendor", "memory_gb", "memory_bandwidth", "l2_bytes", "peak_flops",
-                  "calibrated", "active"]
+                  "calibrated", "active", "availability"]
+
+    @extend_schema_field(AvailabilitySerializer)
+    def get_availability(self, hardware: Hardware) -> dict[str, Any]:
+        found = workers.availability([hardware])[hardware.slug]
+        return AvailabilitySerializer(found).data
 
 
 class ProblemSerializer(serializers.ModelSerializer):
@@ -127,14 +144,29 @@ class PublicEnvironmentField(serializers.JSONField):
         return super().to_representation(public_environment(value))
 
 
+class QueuePlaceSerializer(serializers.Serializer):
+    position = serializers.IntegerField(help_text="1 is next on its hardware")
+    estimated_start_seconds = serializers.FloatField(
+        allow_null=True, help_text="from now, going by the recent runs there and the workers online; "
+        "null with no finished run to go by or no worker online")
+
+
 class EvaluationDetailSerializer(EvaluationSerializer):
     results = WorkloadResultSerializer(many=True, read_only=True,
                                        help_text="the visible workloads' results (hidden ones: `hidden`)")
     hidden = serializers.SerializerMethodField()
     environment = PublicEnvironmentField(read_only=True)
+    queue = serializers.SerializerMethodField()
 
     class Meta(EvaluationSerializer.Meta):
-        fields = [*EvaluationSerializer.Meta.fields, "aggregates", "environment", "results", "hidden"]
+        fields = [*EvaluationSerializer.Meta.fields, "aggregates", "environment", "results", "hidden",
+                  "queue"]
+
+    @extend_schema_field(QueuePlaceSerializer(allow_null=True))
+    def get_queue(self, evaluation: Evaluation) -> dict[str, Any] | None:
+        """Where a queued evaluation stands; null once it has started."""
+        place = workers.queue_place(evaluation)
+        return QueuePlaceSerializer(place).data if place else None
 
     @extend_schema_field(HiddenSummarySerializer(allow_null=True))
     def get_hidden(self, evaluation: Evaluation) -> dict[str, Any] | None:

@@ -128,6 +128,8 @@ class SubmissionViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.R
                                                     data["language"], data["hardware"])
         except services.UnsupportedLanguage as exc:
             raise ValidationError({"language": [str(exc)]}) from None
+        except services.NoWorkerOnline as exc:
+            raise ValidationError({"hardware": [str(exc)]}) from None
         except services.SubmittingTooFast as exc:
             raise Throttled(wait=exc.retry_after) from None  # DRF's message and Retry-After, as before
         except services.QuotaExceeded as exc:
@@ -238,6 +240,8 @@ class AgentSubmissionViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mix
             agent = services.create_agent_submission(request.user, data["file"], data["hardware"])
         except (services.BundleProblemsError, services.UnsupportedLanguage) as exc:
             raise ValidationError({"file": [str(exc)]}) from None
+        except services.NoWorkerOnline as exc:
+            raise ValidationError({"hardware": [str(exc)]}) from None
         except services.SubmittingTooFast as exc:
             raise Throttled(wait=exc.retry_after) from None  # DRF's message and Retry-After, as before
         except services.QuotaExceeded as exc:

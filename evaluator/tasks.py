@@ -9,13 +9,14 @@ import os
 import secrets
 import socket
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
 from celery import Task
-from celery.signals import worker_init
+from celery.signals import worker_init, worker_ready, worker_shutdown
 from django.conf import settings
 from django.db import InterfaceError, OperationalError, connection
 
@@ -27,7 +28,7 @@ from evaluator.supervise import SuperviseOptions, run_harness
 from leaderboard.problems import harness_problem, stored_flops_by_uuid, workloads_for
 from solarena.celery import app
 
-from . import services
+from . import services, workers
 from .hidden_results import stored_progress
 from .models import Evaluation
 
@@ -48,6 +49,43 @@ def sandbox_refusal() -> str | None:
     if backend.name == "none" and not settings.SOLARENA_TRUSTED_WORKER:
         return UNSANDBOXED
     return None
+
+
+@worker_ready.connect
+def start_heartbeats(sender: Any = None, **_: Any) -> None:
+    """Say which hardware this worker serves (evaluator/workers.py), now and every beat after."""
+    consume_from = getattr(getattr(app.amqp, "queues", None), "consume_from", None) or {}
+    slugs = [name.removeprefix(QUEUE_PREFIX) for name in consume_from if name.startswith(QUEUE_PREFIX)]
+    if not slugs:
+        return
+    name = f"{getattr(sender, 'hostname', None) or socket.gethostname()}/{os.getpid()}"
+    _heartbeat["name"] = name
+    threading.Thread(target=_beat_forever, args=(name, slugs), name="solarena-heartbeat", daemon=True).start()
+
+
+@worker_shutdown.connect
+def stop_heartbeats(**_: Any) -> None:
+    name = _heartbeat.pop("name", None)
+    if name:
+        try:
+            workers.stop(name)
+        except UNREACHABLE:
+            log.warning("could not remove the heartbeat of %s: the database is unreachable", name)
+
+
+_heartbeat: dict[str, str] = {}
+QUEUE_PREFIX = "hw."
+
+
+def _beat_forever(name: str, slugs: list[str]) -> None:
+    while name == _heartbeat.get("name"):
+        try:
+            workers.beat(name, slugs)
+        except UNREACHABLE:  # the next beat tries again; the worker itself carries on
+            log.warning("heartbeat of %s not written: the database is unreachable", name)
+        finally:
+            connection.close()  # this thread's own connection
+        time.sleep(settings.SOLARENA_WORKER_HEARTBEAT_SECONDS)
 
 
 @worker_init.connect

@@ -387,7 +387,20 @@ def _set_published(args: argparse.Namespace, action: str) -> int:
 
 def _evaluation_states(document: Mapping[str, Any]) -> dict[str, str]:
     return {f"{e['hardware']}": e["state"] + (f" {_score(e['score'])}" if e.get("score") is not None else "")
+            + (f" ({_queue_text(e['queue'])})" if e.get("queue") else "")
             for e in document.get("evaluations") or []}
+
+
+def _queue_text(queue: Mapping[str, Any]) -> str:
+    """`3 in line, starts in about 2 min` from an evaluation's `queue`."""
+    position = int(queue["position"])
+    text = "next in line" if position == 1 else f"{position} in line"
+    seconds = queue.get("estimated_start_seconds")
+    if seconds is None:
+        return text
+    if seconds < 60:
+        return f"{text}, starts within a minute"
+    return f"{text}, starts in about {max(1, round(seconds / 60))} min"
 
 
 def _agent_states(document: Mapping[str, Any]) -> dict[str, str]:
@@ -468,6 +481,8 @@ def print_submission(document: Mapping[str, Any], console: Console) -> None:
                   f"({document['language']}), created {created}")
     for evaluation in document.get("evaluations") or []:
         head = Text(f"{evaluation['hardware']}: {evaluation['state']}")
+        if evaluation.get("queue"):
+            head.append(f" ({_queue_text(evaluation['queue'])})")
         if evaluation.get("score") is not None:
             head.append(f", score {_score(evaluation['score'])}")
         if evaluation.get("reward_hack"):

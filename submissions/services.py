@@ -22,6 +22,8 @@ from evaluator.jobs import SolutionFiles
 from evaluator.models import Evaluation
 from evaluator.toolchains import UnsupportedLanguage as UnsupportedLanguage
 from evaluator.toolchains import check_runnable, infer_language, languages_of, toolchains
+from evaluator.workers import NoWorkerOnline as NoWorkerOnline
+from evaluator.workers import check_served
 from leaderboard.lookup import current_problems
 from leaderboard.models import Hardware, Problem
 
@@ -87,10 +89,12 @@ def create_submission(
     Raises SubmittingTooFast, storing nothing, past the owner's submissions per minute (a part of an
     agent submission is counted with it), QuotaExceeded past the owner's daily submissions for the
     problem, TooManyInFlight past the owner's evaluations queued or running at once, and
-    UnsupportedLanguage where a hardware's evaluators cannot run the solution's language."""
+    UnsupportedLanguage where a hardware's evaluators cannot run the solution's language, and
+    NoWorkerOnline where no worker serves a hardware now and none is expected."""
     if not hardware:
         raise ValueError("a submission needs at least one hardware to run on")
     check_languages(files, language, hardware)
+    check_served(hardware)
     with transaction.atomic():
         _lock(owner)
         if agent_submission is None:
@@ -119,6 +123,7 @@ def create_agent_submission(owner: AbstractBaseUser, bundle: Bundle,
     one problem is over the daily quota; either way nothing is stored."""
     if not hardware:
         raise ValueError("an agent submission needs at least one hardware to run on")
+    check_served(hardware)
     with transaction.atomic():
         _lock(owner)
         names = list(bundle.solutions)
