@@ -14,6 +14,7 @@ from evaluator import workers
 from evaluator.hidden_results import hidden_summary, visible_row, visible_rows
 from evaluator.jobs import SolutionError, SolutionFiles, SourceTooLarge, check_size
 from evaluator.models import Evaluation, WorkloadResult, public_environment
+from evaluator.toolchains import infer_language
 from leaderboard.lookup import current_problem
 from leaderboard.models import Hardware, Problem, Workload
 from submissions import suites as agent_suites
@@ -219,7 +220,9 @@ class _SubmissionTarget(serializers.Serializer):
                                               "version is evaluated)")
     hardware = serializers.ListField(child=serializers.SlugField(), min_length=1,
                                      help_text="slugs of the hardware to evaluate on")
-    language = serializers.ChoiceField(choices=LANGUAGES)
+    language = serializers.ChoiceField(choices=LANGUAGES, required=False, help_text=(
+        "left out: inferred from the sources (cuda when a solution.json names C++, triton when the code "
+        "imports triton, else python)"))
 
 
 class SubmissionSourcesSerializer(_SubmissionTarget):
@@ -245,7 +248,9 @@ class SubmissionCreateSerializer(serializers.Serializer):
                                               "version is evaluated)")
     hardware = serializers.ListField(child=serializers.SlugField(), min_length=1,
                                      help_text="slugs of the hardware to evaluate on")
-    language = serializers.ChoiceField(choices=LANGUAGES)
+    language = serializers.ChoiceField(choices=LANGUAGES, required=False, help_text=(
+        "left out: inferred from the sources (cuda when a solution.json names C++, triton when the code "
+        "imports triton, else python)"))
     file = serializers.FileField(required=False, help_text="a .py solution or a solution.json")
     sources = serializers.DictField(child=serializers.CharField(allow_blank=True, trim_whitespace=False),
                                     required=False, help_text="file path -> text")
@@ -282,6 +287,8 @@ class SubmissionCreateSerializer(serializers.Serializer):
             message = str(exc)
             raise serializers.ValidationError({"entry" if message.startswith("entry:") else field: message}
                                               ) from None
+        if not attrs.get("language"):
+            attrs["language"] = infer_language(attrs["files"].files, attrs["files"].entry)
         return attrs
 
 

@@ -22,7 +22,6 @@ from rich.table import Table
 from rich.text import Text
 
 from evaluator.scoring import numbers
-from evaluator.toolchains import infer_language
 
 from .client import (
     DEFAULT_SERVER,
@@ -78,8 +77,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     submit.add_argument("--hardware", action="append", required=True,
                         help="hardware slug to evaluate on (repeat for several)")
     submit.add_argument("--language", choices=LANGUAGES, default=None,
-                        help="default: from the file (solution.json's spec.language; triton when it "
-                             "imports triton; else python)")
+                        help="default: the server infers it from the file (cuda when a solution.json "
+                             "names C++, triton when the code imports triton, else python)")
     _wait_options(submit)
 
     status = add("status", cmd_status, "a submission's evaluations and per-workload results")
@@ -281,21 +280,6 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
 # ---------------------------------------------------------------- submissions
 
 
-def solution_files(path: Path, text: str) -> dict[str, str]:
-    """The file and, for a solution.json, the sources it lists: what the server's language rule
-    (evaluator.toolchains.infer_language) reads, before the server has checked the file."""
-    files = {path.name: text}
-    if path.suffix == ".json":
-        try:
-            sources = json.loads(text).get("sources", [])
-        except (ValueError, AttributeError):
-            sources = []
-        if isinstance(sources, list):
-            files |= {str(s.get("path", "")): str(s.get("content", ""))
-                      for s in sources if isinstance(s, dict)}
-    return files
-
-
 def _read_solution(path: Path) -> bytes:
     if not path.is_file():
         raise BadRequest(f"{path}: no such file")
@@ -311,9 +295,9 @@ def cmd_submit(args: argparse.Namespace) -> int:
     with _client(args) as client:
         client.require_login()
         data = _read_solution(args.file)
-        language = args.language or infer_language(
-            solution_files(args.file, data.decode("utf-8", errors="replace")), args.file.name)
-        fields = {"problem": args.problem, "hardware": args.hardware, "language": language}
+        fields = {"problem": args.problem, "hardware": args.hardware}
+        if args.language:  # else the server infers it from the sources, by its one rule
+            fields["language"] = args.language
         submission = client.post("submissions/upload/", data=fields,
                                  files={"file": (args.file.name, data, "application/octet-stream")})
         err = _err()

@@ -34,7 +34,9 @@ SHOWN = ("pk", "state", "attempts", "score", "reward_hack", "hack_marked_at", "e
 
 @login_required
 def submit(request: HttpRequest) -> HttpResponse:
-    form = SubmissionForm(request.POST or None, request.FILES or None)
+    # ?problem=<slug> (the problem page's link) chooses the problem; the form still lists them all.
+    form = SubmissionForm(request.POST or None, request.FILES or None,
+                          initial={"problem": request.GET.get("problem", "")})
     if request.method == "POST":
         if form.is_valid():
             data = form.cleaned_data
