@@ -98,6 +98,11 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     board.add_argument("problem", help="the problem's slug or name")
     board.add_argument("--hardware", required=True, help="the hardware slug")
 
+    versus = add("compare", cmd_compare, "two submissions of one problem side by side, workload by workload")
+    versus.add_argument("a", type=int, help="a submission's id")
+    versus.add_argument("b", type=int, help="another submission's id, of the same problem")
+    versus.add_argument("--hardware", default=None, help="the hardware slug, when both ran on several")
+
     agent = add("submit-agent", cmd_submit_agent,
                 "upload an agent bundle (a .zip, .tar.gz or a directory; docs/agent-bundles.md)")
     agent.add_argument("bundle", type=Path, help="the bundle archive, or a directory zipped on the fly")
@@ -274,6 +279,37 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
                       str(e.get("submissions", "")), str(e.get("submission") or "-"),
                       _when(e.get("last_improved")))
     console.print(table)
+    return EXIT_OK
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    params = {"a": args.a, "b": args.b, **({"hardware": args.hardware} if args.hardware else {})}
+    with _client(args) as client:
+        document = client.get("compare/", params=params)
+    if args.json:
+        _print_json(document)
+        return EXIT_OK
+    console = _out()
+    a, b = document["a"], document["b"]
+    table = Table(title=f"{document['problem']} on {document['hardware']}: "
+                        f"a = #{a['submission']} ({a['user']}), b = #{b['submission']} ({b['user']})")
+    for column, numeric in (("workload", False), ("axes", False), ("a", False), ("a time", True),
+                            ("b", False), ("b time", True), ("b / a", True), ("a score", True),
+                            ("b score", True)):
+        table.add_column(column, overflow="fold", justify="right" if numeric else "left")
+    for pair in document["workloads"]:
+        ratio = pair.get("latency_ratio")
+        first, second = pair["a"], pair["b"]
+        table.add_row(pair["uuid"], ", ".join(f"{k}={v}" for k, v in pair["axes"].items()),
+                      _status(first["status"]), _ms(first["latency_ms"]), _status(second["status"]),
+                      _ms(second["latency_ms"]), "-" if ratio is None else f"{numbers.significant(ratio)}x",
+                      _score(first["score"]), _score(second["score"]))
+    console.print(table)
+    summary = f"b is faster on {document['faster_in_b']} of {len(document['workloads'])} workloads both ran"
+    geomean = document.get("geomean_latency_ratio")
+    if geomean is not None:
+        summary += f"; b / a time, geometric mean {numbers.significant(geomean)}x"
+    console.print(f"{summary}; score a {_score(a['score'])}, b {_score(b['score'])}")
     return EXIT_OK
 
 

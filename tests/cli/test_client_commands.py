@@ -377,3 +377,21 @@ def test_help_documents_the_exit_codes(capsys: pytest.CaptureFixture[str]) -> No
         main(["submit", "--help"])
     out = capsys.readouterr().out
     assert "exit codes" in out and "3  not logged in" in out and "4  the server cannot be reached" in out
+
+
+def test_compare_prints_both_sides_and_the_ratio(server: Server, cli: Any) -> None:
+    submissions = []
+    for latency in (2.0, 1.0):
+        evaluation = factories.make_evaluation(owner=server.user, problem=server.problem, hardware=server.cpu)
+        evaluator_services.claim(evaluation.pk, "w")
+        report = factories.fake_report(evaluation, 0.5)
+        for row in report["workloads"]:
+            row["latency_ms"] = latency
+        assert evaluator_services.ingest(evaluation.pk, "w", report)
+        submissions.append(str(evaluation.submission_id))
+    result = cli("compare", *submissions, "--server", server.url)
+    assert result.code == 0, result.err
+    assert "0.500x" in result.out and "2.00 ms" in result.out and "1.00 ms" in result.out
+    assert "b is faster on" in result.out
+    unknown = cli("compare", submissions[0], "999999", "--server", server.url)
+    assert unknown.code == 2 and "no submission #999999" in unknown.err
