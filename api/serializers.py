@@ -325,14 +325,37 @@ class AgentSubmissionCreateSerializer(serializers.Serializer):
             raise serializers.ValidationError(str(exc)) from None
 
 
+class CheckedSolutionSerializer(serializers.Serializer):
+    name = serializers.CharField(help_text="as the bundle names it")
+    problem = serializers.CharField(help_text="the problem it is for")
+    language = serializers.CharField(help_text="as the server infers it")
+    entry = serializers.CharField()
+    files = serializers.IntegerField()
+    syntax_errors = serializers.ListField(child=serializers.CharField(),
+                                          help_text="path:line: message of each Python source that does "
+                                                    "not compile")
+
+
+class BundleCheckSerializer(serializers.Serializer):
+    """A dry run's answer: nothing was stored or evaluated."""
+
+    valid = serializers.BooleanField(help_text="an upload would be taken and every Python source compiles")
+    name = serializers.CharField()
+    version = serializers.CharField()
+    model = serializers.CharField()
+    solutions = CheckedSolutionSerializer(many=True)
+    errors = serializers.ListField(child=serializers.CharField())
+
+
 AGENT_STATUSES = [agent_suites.QUEUED, agent_suites.RUNNING, agent_suites.DONE]
 
 
 class SuiteSerializer(serializers.Serializer):
     hardware = serializers.CharField()
     status = serializers.ChoiceField(choices=AGENT_STATUSES)
-    score = serializers.FloatField(help_text="mean over the bundle's problems; unscored ones count 0")
-    problems = serializers.IntegerField(help_text="problems in the bundle")
+    score = serializers.FloatField(help_text="the suite score: mean over every current problem of the suite, "
+                                             "a problem left out, failed or unfinished counting 0")
+    problems = serializers.IntegerField(help_text="problems in the suite (every current problem)")
     scored = serializers.IntegerField(help_text="problems with a valid score on this hardware")
 
 

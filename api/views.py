@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.db.models import Prefetch, QuerySet
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
@@ -30,6 +32,7 @@ from .serializers import (
     AgentSubmissionCreateSerializer,
     AgentSubmissionDetailSerializer,
     AgentSubmissionSerializer,
+    BundleCheckSerializer,
     HardwareSerializer,
     LeaderboardSerializer,
     ProblemDetailSerializer,
@@ -228,7 +231,11 @@ class AgentSubmissionViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mix
         return {"list": AgentSubmissionSerializer, "create": AgentSubmissionCreateSerializer}.get(
             self.action, AgentSubmissionDetailSerializer)
 
-    @extend_schema(responses={201: AgentSubmissionDetailSerializer,
+    @extend_schema(parameters=[OpenApiParameter(
+                       "validate", bool, description="a dry run: check the bundle (manifest, problems, "
+                       "languages, hardware, Python syntax) and answer 200 with what an upload would do, "
+                       "storing and evaluating nothing")],
+                   responses={201: AgentSubmissionDetailSerializer, 200: BundleCheckSerializer,
                               400: OpenApiResponse(description="a bad bundle or an unknown problem"),
                               413: OpenApiResponse(description="the archive is over the size limit"),
                               429: LIMIT_REACHED})
@@ -236,7 +243,11 @@ class AgentSubmissionViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mix
         serializer = self.get_serializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
+        dry_run = _flag(request, "validate")
         try:
+            if dry_run:
+                checked = services.check_agent_bundle(data["file"], data["hardware"])
+                return Response(BundleCheckSerializer(_bundle_check(data["file"], checked)).data)
             agent = services.create_agent_submission(request.user, data["file"], data["hardware"])
         except (services.BundleProblemsError, services.UnsupportedLanguage) as exc:
             raise ValidationError({"file": [str(exc)]}) from None
@@ -248,6 +259,19 @@ class AgentSubmissionViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mix
             raise QuotaExceededError(str(exc)) from None
         created = self.get_queryset().get(pk=agent.pk)
         return Response(AgentSubmissionDetailSerializer(created).data, status=status.HTTP_201_CREATED)
+
+
+def _flag(request: Request, name: str) -> bool:
+    value = request.query_params.get(name, "").lower()
+    if value not in ("", "0", "1", "true", "false"):
+        raise ValidationError({name: [f"1 or 0 (true or false), not {value!r}"]})
+    return value in ("1", "true")
+
+
+def _bundle_check(bundle: Any, checked: list[services.CheckedSolution]) -> dict[str, Any]:
+    errors = [f"{c.name}: {error}" for c in checked for error in c.syntax_errors]
+    return {"valid": not errors, "name": bundle.manifest.name, "version": bundle.manifest.version,
+            "model": bundle.manifest.model, "solutions": checked, "errors": errors}
 
 
 class AgentBoardView(APIView):

@@ -27,6 +27,7 @@ from .client import (
     DEFAULT_SERVER,
     EXIT_FAILED,
     EXIT_OK,
+    EXIT_USAGE,
     BadRequest,
     Client,
     WaitFailed,
@@ -38,9 +39,10 @@ from .client import (
 
 EXIT_CODES_HELP = """\
 exit codes of the server commands (login, problems, show, submit, status, cancel, publish, unpublish,
-leaderboard, submit-agent):
+leaderboard, compare, submit-agent, agents, agent-submissions):
   0  success
-  2  bad arguments or files, or the server refused the request (its message is shown)
+  2  bad arguments or files, or the server refused the request (its message is shown); with
+     submit-agent --check, a bundle an upload would refuse or with Python that does not compile
   3  not logged in, or the server answered 401/403 (log in with `solarena login`)
   4  the server cannot be reached, or it failed (5xx)
   5  --wait: an evaluation failed on the platform, or --timeout passed before all finished
@@ -108,7 +110,15 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     agent.add_argument("bundle", type=Path, help="the bundle archive, or a directory zipped on the fly")
     agent.add_argument("--hardware", action="append", required=True,
                        help="hardware slug to evaluate every solution on (repeat for several)")
+    agent.add_argument("--check", action="store_true",
+                       help="a dry run: check the bundle (problems, languages, hardware, Python syntax) "
+                            "and store nothing; exit 2 when an upload would fail")
     _wait_options(agent)
+
+    agents = add("agents", cmd_agents, "the agent board: each agent's best suite score on a hardware")
+    agents.add_argument("--hardware", default="cpu", help="the hardware slug (default cpu)")
+
+    add("agent-submissions", cmd_agent_submissions, "your agent submissions, newest first")
 
 
 def _wait_options(parser: argparse.ArgumentParser) -> None:
@@ -564,6 +574,8 @@ def cmd_submit_agent(args: argparse.Namespace) -> int:
     with _client(args) as client:
         client.require_login()
         name, data = _bundle_bytes(args.bundle)
+        if args.check:
+            return _check_bundle(client, name, data, args)
         agent = client.post("agent-submissions/", data={"hardware": args.hardware},
                             files={"file": (name, data, "application/octet-stream")})
         err = _err()
@@ -574,6 +586,76 @@ def cmd_submit_agent(args: argparse.Namespace) -> int:
         if args.wait:
             agent = _wait(client, f"agent-submissions/{agent['id']}/", _agent_states, args, err)
     return _show_agent(agent, args)
+
+
+def _check_bundle(client: Client, name: str, data: bytes, args: argparse.Namespace) -> int:
+    report = client.post("agent-submissions/", params={"validate": 1}, data={"hardware": args.hardware},
+                         files={"file": (name, data, "application/octet-stream")})
+    if args.json:
+        _print_json(report)
+    else:
+        console = _out()
+        table = Table(title=f"{report['name']} {report['version']} ({report['model']}): nothing stored")
+        for column in ("solution", "problem", "language", "entry", "files", "syntax"):
+            table.add_column(column, overflow="fold")
+        for solution in report["solutions"]:
+            syntax = Text("; ".join(solution["syntax_errors"]), style="red") if solution["syntax_errors"] \
+                else Text("ok", style="green")
+            table.add_row(solution["name"], solution["problem"], solution["language"], solution["entry"],
+                          str(solution["files"]), syntax)
+        console.print(table)
+    if not report["valid"]:
+        for error in report["errors"]:
+            print(f"error: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    return EXIT_OK
+
+
+def cmd_agents(args: argparse.Namespace) -> int:
+    with _client(args) as client:
+        document = client.get("leaderboards/agents/", params={"hardware": args.hardware})
+    if args.json:
+        _print_json(document)
+        return EXIT_OK
+    console = _out()
+    entries = document.get("entries") or []
+    if not entries:
+        console.print(f"agents on {document['hardware']}: no entries yet")
+        return EXIT_OK
+    table = Table(title=f"agents on {document['hardware']} (suite score: mean over every current problem)")
+    for column, numeric in (("rank", True), ("agent", False), ("version", False), ("model", False),
+                            ("owner", False), ("team", False), ("suite score", True), ("uploads", True),
+                            ("best upload", True), ("uploaded", False)):
+        table.add_column(column, overflow="fold", justify="right" if numeric else "left")
+    for e in entries:
+        table.add_row(str(e["rank"]), e["agent"], e["version"], e["model"], e["user"], e.get("team") or "",
+                      _score(e["score"]), str(e["submissions"]), str(e["agent_submission"]),
+                      _when(e.get("submitted_at")))
+    console.print(table)
+    return EXIT_OK
+
+
+def cmd_agent_submissions(args: argparse.Namespace) -> int:
+    with _client(args) as client:
+        client.require_login()
+        agents = client.get_all("agent-submissions/", auth=True)
+    if args.json:
+        _print_json(agents)
+        return EXIT_OK
+    console = _out()
+    if not agents:
+        console.print("no agent submissions yet (solarena submit-agent uploads one)")
+        return EXIT_OK
+    table = Table(title="your agent submissions")
+    for column in ("id", "agent", "version", "model", "status", "suite score per hardware", "uploaded"):
+        table.add_column(column, overflow="fold")
+    for agent in agents:
+        suites = ", ".join(f"{s['hardware']} {_score(s['score'])} ({s['scored']}/{s['problems']} scored)"
+                           for s in agent.get("suites") or [])
+        table.add_row(str(agent["id"]), agent["name"], agent["version"], agent["model"], agent["status"],
+                      suites or "-", _when(agent.get("created")))
+    console.print(table)
+    return EXIT_OK
 
 
 def _show_agent(document: dict[str, Any], args: argparse.Namespace) -> int:

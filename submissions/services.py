@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import secrets
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.conf import settings
@@ -127,15 +128,7 @@ def create_agent_submission(owner: AbstractBaseUser, bundle: Bundle,
     with transaction.atomic():
         _lock(owner)
         names = list(bundle.solutions)
-        problems = current_problems(names)
-        unknown = [name for name in names if name not in problems]
-        if unknown:
-            raise UnknownProblems(unknown)
-        named_by: dict[int, str] = {}
-        for name in names:
-            first = named_by.setdefault(problems[name].pk, name)
-            if first != name:
-                raise ProblemNamedTwice(first, name, problems[name].name)
+        problems = _bundle_problems(bundle)
         _check_rate(owner)
         _check_in_flight(owner, len(names) * len(hardware), what="this bundle")
         agent = _store_agent(owner, bundle.manifest, dict(bundle.logs))
@@ -143,6 +136,62 @@ def create_agent_submission(owner: AbstractBaseUser, bundle: Bundle,
             language = infer_language(files.files, files.entry)
             create_submission(owner, problems[name], files, language, hardware, agent_submission=agent)
     return agent
+
+
+def _bundle_problems(bundle: Bundle) -> dict[str, Problem]:
+    """The current problem each of the bundle's solutions names; UnknownProblems or
+    ProblemNamedTwice when they do not name existing problems one to one."""
+    names = list(bundle.solutions)
+    problems = current_problems(names)
+    unknown = [name for name in names if name not in problems]
+    if unknown:
+        raise UnknownProblems(unknown)
+    named_by: dict[int, str] = {}
+    for name in names:
+        first = named_by.setdefault(problems[name].pk, name)
+        if first != name:
+            raise ProblemNamedTwice(first, name, problems[name].name)
+    return problems
+
+
+@dataclass(frozen=True)
+class CheckedSolution:
+    name: str  # as the bundle names it
+    problem: str  # the problem's name
+    language: str  # as the server infers it
+    entry: str
+    files: int
+    syntax_errors: list[str]  # "path:line: message" of each Python source that does not compile
+
+
+def check_agent_bundle(bundle: Bundle, hardware: list[Hardware]) -> list[CheckedSolution]:
+    """What uploading the bundle would do, without storing or evaluating anything (the dry run):
+    raises as create_agent_submission does for unknown or twice-named problems, languages the
+    hardware cannot run and hardware no worker serves; each solution's Python sources compiled."""
+    if not hardware:
+        raise ValueError("an agent submission needs at least one hardware to run on")
+    check_served(hardware)
+    problems = _bundle_problems(bundle)
+    checked = []
+    for name, files in bundle.solutions.items():
+        language = infer_language(files.files, files.entry)
+        check_languages(files, language, hardware)
+        checked.append(CheckedSolution(name, problems[name].name, language, files.entry, len(files.files),
+                                       _syntax_errors(files)))
+    return checked
+
+
+def _syntax_errors(files: SolutionFiles) -> list[str]:
+    errors = []
+    for path, text in files.files.items():
+        if path.endswith(".py"):
+            try:
+                compile(text, path, "exec", dont_inherit=True)
+            except SyntaxError as exc:
+                errors.append(f"{path}:{exc.lineno}: {exc.msg}")
+            except ValueError as exc:  # a NUL byte, which the reader already refuses
+                errors.append(f"{path}: {exc}")
+    return errors
 
 
 def create_agent_solution(owner: AbstractBaseUser, manifest: AgentManifest, problem: Problem,

@@ -395,3 +395,31 @@ def test_compare_prints_both_sides_and_the_ratio(server: Server, cli: Any) -> No
     assert "b is faster on" in result.out
     unknown = cli("compare", submissions[0], "999999", "--server", server.url)
     assert unknown.code == 2 and "no submission #999999" in unknown.err
+
+
+def test_submit_agent_check_stores_nothing_and_exits_2_on_bad_python(logged_in: Server, tmp_path: Path,
+                                                                     cli: Any) -> None:
+    bundle = tmp_path / "bundle"
+    (bundle / "logs").mkdir(parents=True)
+    (bundle / "manifest.json").write_text(json.dumps({"name": "kernel-agent", "version": "1", "model": "m"}))
+    (bundle / "scale_shift.py").write_text(factories.CORRECT)
+    good = cli("submit-agent", str(bundle), "--hardware", "cpu", "--check")
+    assert good.code == 0, good.err
+    assert "nothing stored" in good.out and "scale_shift" in good.out and "ok" in good.out
+    (bundle / "scale_shift.py").write_text("def run(x, bias):\n    return x *\n")
+    bad = cli("submit-agent", str(bundle), "--hardware", "cpu", "--check")
+    assert bad.code == 2 and "scale_shift.py:2: invalid syntax" in bad.err
+    assert cli("agent-submissions", "--json").json() == []  # the checks stored nothing
+
+
+def test_agents_and_agent_submissions_list_what_the_api_has(logged_in: Server, tmp_path: Path,
+                                                            cli: Any) -> None:
+    bundle = tmp_path / "bundle"
+    bundle.mkdir()
+    (bundle / "manifest.json").write_text(json.dumps({"name": "kernel-agent", "version": "1", "model": "m"}))
+    (bundle / "scale_shift.py").write_text(factories.CORRECT)
+    assert cli("submit-agent", str(bundle), "--hardware", "cpu").code == 0
+    mine = cli("agent-submissions")
+    assert mine.code == 0 and "kernel-agent" in mine.out and "queued" in mine.out
+    board = cli("agents", "--hardware", "cpu")
+    assert board.code == 0 and "no entries yet" in board.out  # nothing finished yet
