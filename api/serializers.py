@@ -356,7 +356,8 @@ class SuiteSerializer(serializers.Serializer):
     score = serializers.FloatField(help_text="the suite score: mean over every current problem of the suite, "
                                              "a problem left out, failed or unfinished counting 0")
     problems = serializers.IntegerField(help_text="problems in the suite (every current problem)")
-    scored = serializers.IntegerField(help_text="problems with a valid score on this hardware")
+    scored = serializers.IntegerField(help_text="problems with a valid score on this hardware (some "
+                                                "workload passed; not a reward hack)")
 
 
 class AgentSolutionSerializer(serializers.ModelSerializer):
@@ -395,8 +396,16 @@ class AgentSubmissionSerializer(serializers.ModelSerializer):
 class AgentSubmissionDetailSerializer(AgentSubmissionSerializer):
     """Only ever given to the owner or an admin, so the logs are in."""
 
+    missing_problems = serializers.SerializerMethodField()
+
     class Meta(AgentSubmissionSerializer.Meta):
-        fields = [*AgentSubmissionSerializer.Meta.fields, "logs"]
+        fields = [*AgentSubmissionSerializer.Meta.fields, "missing_problems", "logs"]
+
+    @extend_schema_field(serializers.ListField(child=serializers.CharField()))
+    def get_missing_problems(self, agent: AgentSubmission) -> list[str]:
+        """The suite's current problems the bundle has no solution for: each counts 0 in the suite
+        score."""
+        return agent_suites.missing_problems(agent)
 
 
 class AgentBoardEntrySerializer(serializers.Serializer):
