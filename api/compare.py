@@ -76,7 +76,7 @@ class CompareView(APIView):
     def get(self, request: Request) -> Response:
         a, b = _id(request, "a"), _id(request, "b")
         try:
-            found = compare.compare(a, b, request.query_params.get("hardware") or None)
+            found = compare.compare(a, b, request.query_params.get("hardware") or None, request.user)
         except Submission.DoesNotExist as exc:
             raise NotFound(str(exc)) from None
         except compare.CannotCompare as exc:

@@ -10,7 +10,7 @@ from django.db import models
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from evaluator import workers
+from evaluator import modes, workers
 from evaluator.hidden_results import hidden_summary, visible_row, visible_rows
 from evaluator.jobs import SolutionError, SolutionFiles, SourceTooLarge, check_size
 from evaluator.models import Evaluation, WorkloadResult, public_environment
@@ -185,8 +185,8 @@ class SubmissionSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Submission
-        fields = ["id", "problem", "problem_slug", "problem_version", "language", "entry", "agent_submission",
-                  "published", "created", "evaluations"]
+        fields = ["id", "problem", "problem_slug", "problem_version", "language", "mode", "entry",
+                  "agent_submission", "published", "created", "evaluations"]
 
 
 class SubmissionDetailSerializer(SubmissionSerializer):
@@ -223,6 +223,10 @@ class _SubmissionTarget(serializers.Serializer):
     language = serializers.ChoiceField(choices=LANGUAGES, required=False, help_text=(
         "left out: inferred from the sources (cuda when a solution.json names C++, triton when the code "
         "imports triton, else python)"))
+    mode = serializers.ChoiceField(choices=modes.MODES, default=modes.RANKED, help_text=(
+        "ranked (the default): every workload, hidden ones included, on the boards; test: correctness "
+        "on the visible workloads, no timing; benchmark: the visible workloads timed. test and benchmark "
+        "runs are private, never ranked, have their own daily quota and go ahead of ranked runs"))
 
 
 class SubmissionSourcesSerializer(_SubmissionTarget):
@@ -251,6 +255,10 @@ class SubmissionCreateSerializer(serializers.Serializer):
     language = serializers.ChoiceField(choices=LANGUAGES, required=False, help_text=(
         "left out: inferred from the sources (cuda when a solution.json names C++, triton when the code "
         "imports triton, else python)"))
+    mode = serializers.ChoiceField(choices=modes.MODES, default=modes.RANKED, help_text=(
+        "ranked (the default): every workload, hidden ones included, on the boards; test: correctness "
+        "on the visible workloads, no timing; benchmark: the visible workloads timed. test and benchmark "
+        "runs are private, never ranked, have their own daily quota and go ahead of ranked runs"))
     file = serializers.FileField(required=False, help_text="a .py solution or a solution.json")
     sources = serializers.DictField(child=serializers.CharField(allow_blank=True, trim_whitespace=False),
                                     required=False, help_text="file path -> text")

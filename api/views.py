@@ -128,7 +128,7 @@ class SubmissionViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.R
         data = serializer.validated_data
         try:
             submission = services.create_submission(request.user, data["problem"], data["files"],
-                                                    data["language"], data["hardware"])
+                                                    data["language"], data["hardware"], mode=data["mode"])
         except services.UnsupportedLanguage as exc:
             raise ValidationError({"language": [str(exc)]}) from None
         except services.NoWorkerOnline as exc:

@@ -21,14 +21,14 @@ from django.conf import settings
 from django.db import InterfaceError, OperationalError, connection
 
 import sandbox
-from evaluator.jobs import SolutionFiles, write_job
+from evaluator.jobs import UNTIMED, SolutionFiles, write_job
 from evaluator.scoring.hardware import get_hardware
 from evaluator.scoring.report import build_report
 from evaluator.supervise import SuperviseOptions, run_harness
 from leaderboard.problems import harness_problem, stored_flops_by_uuid, workloads_for
 from solarena.celery import app
 
-from . import services, workers
+from . import modes, services, workers
 from .hidden_results import stored_progress
 from .models import Evaluation
 
@@ -155,7 +155,7 @@ def measure(evaluation: Evaluation, worker: str) -> dict[str, Any]:
     hardware, submission = evaluation.hardware, evaluation.submission
     cpu = hardware.slug == "cpu"
     problem = harness_problem(submission.problem)
-    workloads = workloads_for(submission.problem, smoke=cpu)
+    workloads = workloads_for(submission.problem, smoke=cpu, hidden=modes.runs_hidden(submission.mode))
     flops = stored_flops_by_uuid(submission.problem)  # read now: the database may be away later
     solution = SolutionFiles(dict(submission.sources), submission.entry)
 
@@ -185,12 +185,17 @@ def measure(evaluation: Evaluation, worker: str) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix=f"solarena-eval-{evaluation.pk}-") as tmp:
         job_dir = Path(tmp) / "job"
         write_job(job_dir, problem, solution, workloads, seed=evaluation.seed,
-                  device="cpu" if cpu else "cuda")
+                  device="cpu" if cpu else "cuda", options=mode_options(submission.mode))
         # The outcome's log is the solution's stderr and may quote hidden shapes: it is not logged.
         outcome = run_harness(job_dir, [w.uuid for w in workloads],
                               supervise_options(cpu), progress=on_progress)
     return build_report(problem.definition, workloads, outcome, get_hardware(hardware.slug),
                         hardware.calibrated or None, flops)
+
+
+def mode_options(mode: str) -> dict[str, Any]:
+    """The harness's options for a mode: a test run checks correctness and times nothing."""
+    return {} if modes.timed(mode) else dict(UNTIMED)
 
 
 def supervise_options(cpu: bool) -> SuperviseOptions:

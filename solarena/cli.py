@@ -23,7 +23,7 @@ from evaluator import traces
 from evaluator.harness.hidden import draw_hidden, load_hidden_file
 from evaluator.harness.importer import find_problem_dirs
 from evaluator.harness.problem import Problem, ProblemError, Workload, load_problem
-from evaluator.jobs import SolutionError, SolutionFiles, write_job
+from evaluator.jobs import UNTIMED, SolutionError, SolutionFiles, write_job
 from evaluator.scoring import numbers
 from evaluator.scoring.hardware import HARDWARE, HardwareSpec, get_hardware
 from evaluator.scoring.report import build_report
@@ -71,6 +71,10 @@ def build_parser() -> argparse.ArgumentParser:
                     help=f"auto (detect), or one of: {', '.join(HARDWARE)} (cpu: Triton interpreter)")
     ev.add_argument("--workloads", choices=("smoke", "visible", "all"), default=None,
                     help="smoke: small visible+hidden (default on cpu); visible; all: visible+hidden")
+    ev.add_argument("--mode", choices=("ranked", "test", "benchmark"), default="ranked",
+                    help="as on the server: test checks correctness on the visible workloads and times "
+                         "nothing; benchmark times the visible workloads; ranked (default) runs the "
+                         "selection of --workloads")
     ev.add_argument("--json", action="store_true", help="print one JSON document (docs/result-format.md)")
     ev.add_argument("--trace-out", type=Path, metavar="FILE",
                     help="also write SOL-ExecBench traces there, one JSON object per workload a line")
@@ -138,8 +142,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
     selection = args.workloads or ("smoke" if cpu else "all")
     secret = args.secret or os.environ.get("SOLARENA_HIDDEN_SECRET") or DEFAULT_SECRET
     workloads = select_workloads(problem, selection, secret, args.hidden_file)
+    if args.mode != "ranked":  # the private modes never touch hidden workloads
+        workloads = [w for w in workloads if w.visibility == "visible"]
     seed = args.seed if args.seed is not None else secrets.randbits(48)
-    options: dict[str, Any] = {}
+    options: dict[str, Any] = dict(UNTIMED) if args.mode == "test" else {}
     if args.correctness_rounds is not None:
         if args.correctness_rounds < 1:
             raise UsageError("--correctness-rounds must be at least 1")
@@ -159,6 +165,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     report = build_report(problem.definition, workloads, outcome, hardware)
     report["solution"] = str(args.solution)
     report["seed"] = seed
+    report["mode"] = args.mode
     report["workload_selection"] = selection
     if args.json:
         print(json.dumps(report, indent=2, allow_nan=False))

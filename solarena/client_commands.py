@@ -38,8 +38,8 @@ from .client import (
 )
 
 EXIT_CODES_HELP = """\
-exit codes of the server commands (login, problems, show, submit, status, cancel, publish, unpublish,
-leaderboard, compare, submit-agent, agents, agent-submissions):
+exit codes of the server commands (login, problems, show, submit, test, benchmark, status, cancel,
+publish, unpublish, leaderboard, compare, submit-agent, agents, agent-submissions):
   0  success
   2  bad arguments or files, or the server refused the request (its message is shown); with
      submit-agent --check, a bundle an upload would refuse or with Python that does not compile
@@ -49,6 +49,7 @@ leaderboard, compare, submit-agent, agents, agent-submissions):
 """
 TERMINAL = ("scored", "failed", "cancelled")
 LANGUAGES = ("python", "triton", "cuda")
+MODES = ("ranked", "test", "benchmark")
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -74,14 +75,15 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     show.add_argument("problem", help="the problem's slug or name")
 
     submit = add("submit", cmd_submit, "submit a solution (.py or solution.json) for evaluation")
-    submit.add_argument("file", type=Path, help="a .py solution or a solution.json")
-    submit.add_argument("--problem", required=True, help="the problem's slug or name")
-    submit.add_argument("--hardware", action="append", required=True,
-                        help="hardware slug to evaluate on (repeat for several)")
-    submit.add_argument("--language", choices=LANGUAGES, default=None,
-                        help="default: the server infers it from the file (cuda when a solution.json "
-                             "names C++, triton when the code imports triton, else python)")
-    _wait_options(submit)
+    _submit_options(submit)
+    submit.add_argument("--mode", choices=MODES, default="ranked",
+                        help="ranked (default): every workload, on the boards; test: correctness on the "
+                             "visible workloads, no timing; benchmark: the visible workloads timed. test "
+                             "and benchmark runs are private and go ahead of ranked ones")
+    for mode, what in (("test", "check a solution's correctness on the visible workloads (no timing, "
+                                "private, not ranked)"),
+                       ("benchmark", "time a solution on the visible workloads (private, not ranked)")):
+        _submit_options(add(mode, cmd_submit, what)).set_defaults(mode=mode)
 
     status = add("status", cmd_status, "a submission's evaluations and per-workload results")
     status.add_argument("id", type=int, help="the submission's id")
@@ -119,6 +121,18 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     agents.add_argument("--hardware", default="cpu", help="the hardware slug (default cpu)")
 
     add("agent-submissions", cmd_agent_submissions, "your agent submissions, newest first")
+
+
+def _submit_options(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    parser.add_argument("file", type=Path, help="a .py solution or a solution.json")
+    parser.add_argument("--problem", required=True, help="the problem's slug or name")
+    parser.add_argument("--hardware", action="append", required=True,
+                        help="hardware slug to evaluate on (repeat for several)")
+    parser.add_argument("--language", choices=LANGUAGES, default=None,
+                        help="default: the server infers it from the file (cuda when a solution.json "
+                             "names C++, triton when the code imports triton, else python)")
+    _wait_options(parser)
+    return parser
 
 
 def _wait_options(parser: argparse.ArgumentParser) -> None:
@@ -341,7 +355,7 @@ def cmd_submit(args: argparse.Namespace) -> int:
     with _client(args) as client:
         client.require_login()
         data = _read_solution(args.file)
-        fields = {"problem": args.problem, "hardware": args.hardware}
+        fields = {"problem": args.problem, "hardware": args.hardware, "mode": args.mode}
         if args.language:  # else the server infers it from the sources, by its one rule
             fields["language"] = args.language
         submission = client.post("submissions/upload/", data=fields,
@@ -349,7 +363,7 @@ def cmd_submit(args: argparse.Namespace) -> int:
         err = _err()
         if not args.json:
             err.print(f"submission {submission['id']}: {submission['problem']} "
-                      f"v{submission['problem_version']} ({submission['language']}) on "
+                      f"v{submission['problem_version']} ({submission['language']}{_private(submission)}) on "
                       f"{', '.join(e['hardware'] for e in submission['evaluations'])}")
         if args.wait:
             submission = _wait(client, f"submissions/{submission['id']}/", _evaluation_states, args, err)
@@ -501,6 +515,11 @@ def _show_submission(document: dict[str, Any], args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _private(submission: Mapping[str, Any]) -> str:
+    mode = submission.get("mode", "ranked")
+    return "" if mode == "ranked" else f", a private {mode} run"
+
+
 def _when(value: Any) -> str:
     return str(value)[:16].replace("T", " ") if value else "-"
 
@@ -508,7 +527,7 @@ def _when(value: Any) -> str:
 def print_submission(document: Mapping[str, Any], console: Console) -> None:
     created = str(document.get("created", ""))[:19].replace("T", " ")
     console.print(f"submission {document['id']}: {document['problem']} v{document['problem_version']} "
-                  f"({document['language']}), created {created}")
+                  f"({document['language']}{_private(document)}), created {created}")
     for evaluation in document.get("evaluations") or []:
         head = Text(f"{evaluation['hardware']}: {evaluation['state']}")
         if evaluation.get("queue"):

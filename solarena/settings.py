@@ -292,6 +292,8 @@ SPECTACULAR_SETTINGS = {
 # Quotas: submissions one participant may make per problem in any 24 hours (evaluations the
 # platform failed do not count), and the size of a solution's sources.
 SUBMISSIONS_PER_PROBLEM_PER_DAY = env_int("SOLARENA_SUBMISSIONS_PER_PROBLEM_PER_DAY", 50)
+# The same for the test and benchmark modes (evaluator/modes.py), counted apart from ranked runs.
+SOLARENA_PRIVATE_RUNS_PER_PROBLEM_PER_DAY = env_int("SOLARENA_PRIVATE_RUNS_PER_PROBLEM_PER_DAY", 200)
 # Submissions per participant and period, whatever the channel (form, API, CLI, bundle), as
 # "<count>/<second|minute|hour|day>"; the name is the API's, where the limit began.
 SUBMISSION_RATE = env_str("API_THROTTLE_SUBMISSIONS", "20/minute")

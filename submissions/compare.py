@@ -16,6 +16,7 @@ from evaluator.hidden_results import hidden_summary, visible_results
 from evaluator.models import Evaluation, WorkloadResult
 
 from .models import Submission
+from .visibility import can_view
 
 
 class CannotCompare(ValueError):
@@ -61,16 +62,17 @@ class Comparison:
         return sum(1 for p in self.workloads if p.latency_ratio is not None and p.latency_ratio < 1)
 
 
-def compare(a_id: int, b_id: int, hardware: str | None = None) -> Comparison:
-    """Raises Submission.DoesNotExist for an unknown id, CannotCompare for two problems, or no
-    hardware (or an ambiguous one) both were evaluated on."""
+def compare(a_id: int, b_id: int, hardware: str | None = None, viewer: Any = None) -> Comparison:
+    """Raises Submission.DoesNotExist for an unknown id or one `viewer` may not read (a test or
+    benchmark run of someone else's), CannotCompare for two problems, or no hardware (or an
+    ambiguous one) both were evaluated on."""
     results = WorkloadResult.objects.select_related("workload").order_by("workload__position")
     evaluations = Evaluation.objects.select_related("hardware").prefetch_related(
         Prefetch("results", queryset=results))
     found = {s.pk: s for s in Submission.objects.select_related("problem", "owner").prefetch_related(
         Prefetch("evaluations", queryset=evaluations)).filter(pk__in=[a_id, b_id])}
     for wanted in (a_id, b_id):
-        if wanted not in found:
+        if wanted not in found or not can_view(viewer, found[wanted]):
             raise Submission.DoesNotExist(f"no submission #{wanted}")
     a, b = found[a_id], found[b_id]
     if a.problem.name != b.problem.name:

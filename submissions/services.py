@@ -18,6 +18,7 @@ from django.db import transaction
 from django.db.models import Count, Q
 from django.utils import timezone
 
+from evaluator import modes
 from evaluator import services as evaluations
 from evaluator.jobs import SolutionFiles
 from evaluator.models import Evaluation
@@ -85,6 +86,7 @@ def create_submission(
     language: str,
     hardware: list[Hardware],
     agent_submission: AgentSubmission | None = None,
+    mode: str = modes.RANKED,
 ) -> Submission:
     """Store the solution and one queued evaluation per hardware; the messages go out on commit.
     Raises SubmittingTooFast, storing nothing, past the owner's submissions per minute (a part of an
@@ -94,17 +96,19 @@ def create_submission(
     NoWorkerOnline where no worker serves a hardware now and none is expected."""
     if not hardware:
         raise ValueError("a submission needs at least one hardware to run on")
+    if mode not in modes.NAMES:
+        raise ValueError(f"unknown mode {mode!r} (known: {', '.join(modes.NAMES)})")
     check_languages(files, language, hardware)
     check_served(hardware)
     with transaction.atomic():
         _lock(owner)
         if agent_submission is None:
             _check_rate(owner)
-        _check_quota(owner, problem)
+        _check_quota(owner, problem, mode)
         _check_in_flight(owner, len(hardware))
         submission = Submission.objects.create(
             owner=owner, problem=problem, language=language, sources=dict(files.files), entry=files.entry,
-            agent_submission=agent_submission,
+            agent_submission=agent_submission, mode=mode,
         )
         for hw in hardware:
             evaluation = Evaluation.objects.create(
@@ -274,23 +278,29 @@ def _period_name(seconds: int) -> str:
 
 
 
-def counted_submissions(owner: AbstractBaseUser, problem: Problem, now: datetime | None = None) -> int:
+def counted_submissions(owner: AbstractBaseUser, problem: Problem, now: datetime | None = None,
+                        ranked: bool = True) -> int:
     """The owner's submissions to the problem (any version) in the last 24 hours that count against
-    the quota: all but those whose every evaluation the platform failed."""
+    the quota of ranked runs (ranked=False: of the other modes, which have their own): all but those
+    whose every evaluation the platform failed."""
     since = (now or timezone.now()) - QUOTA_WINDOW
     platform_failed = Q(evaluations__state=Evaluation.FAILED) & ~Q(evaluations__error="")
-    return (Submission.objects.filter(owner=owner, problem__name=problem.name, created__gte=since)
-            .annotate(counted=Count("evaluations", filter=~platform_failed))
-            .filter(counted__gt=0).count())
+    rows = Submission.objects.filter(owner=owner, problem__name=problem.name, created__gte=since)
+    rows = rows.filter(mode=modes.RANKED) if ranked else rows.exclude(mode=modes.RANKED)
+    return rows.annotate(counted=Count("evaluations", filter=~platform_failed)).filter(counted__gt=0).count()
 
 
-def _check_quota(owner: AbstractBaseUser, problem: Problem) -> None:
-    limit = settings.SUBMISSIONS_PER_PROBLEM_PER_DAY
+def _check_quota(owner: AbstractBaseUser, problem: Problem, mode: str = modes.RANKED) -> None:
+    ranked = modes.is_ranked(mode)
+    if ranked:
+        limit, kind = settings.SUBMISSIONS_PER_PROBLEM_PER_DAY, "submissions to"
+    else:
+        limit, kind = settings.SOLARENA_PRIVATE_RUNS_PER_PROBLEM_PER_DAY, "test and benchmark runs of"
     if limit <= 0:  # no quota
         return
-    if counted_submissions(owner, problem) >= limit:
+    if counted_submissions(owner, problem, ranked=ranked) >= limit:
         raise QuotaExceeded(
-            f"you have made {limit} submissions to {problem.name} in the last 24 hours, the most "
+            f"you have made {limit} {kind} {problem.name} in the last 24 hours, the most "
             "allowed; each one counts for 24 hours after it was made, so try again later")
 
 

@@ -25,7 +25,7 @@ from pages.page_cache import public_page
 from . import detail_page, services
 from .forms import SubmissionForm
 from .models import Submission
-from .visibility import can_view_source
+from .visibility import can_view, can_view_source
 
 # What the page shows of each evaluation, so what its rendering is cached under (the results come
 # once, when it is scored; progress moves while it runs).
@@ -95,7 +95,7 @@ def submission_live(request: HttpRequest, submission_id: int) -> HttpResponse:
 
 def _detail(request: HttpRequest, submission_id: int, template: str) -> HttpResponse:
     submission = _page_rows().filter(pk=submission_id).first()
-    if submission is None:
+    if submission is None or not can_view(request.user, submission):  # a private run reads as missing
         missing = {"title": "Not found", "message": f"No submission #{submission_id}."}
         return render(request, "pages/error.html", missing, status=404)
     details_visible = can_view_source(request.user, submission)

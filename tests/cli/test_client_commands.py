@@ -423,3 +423,13 @@ def test_agents_and_agent_submissions_list_what_the_api_has(logged_in: Server, t
     assert mine.code == 0 and "kernel-agent" in mine.out and "queued" in mine.out
     board = cli("agents", "--hardware", "cpu")
     assert board.code == 0 and "no entries yet" in board.out  # nothing finished yet
+
+
+def test_test_and_benchmark_submit_private_runs(logged_in: Server, tmp_path: Path, cli: Any) -> None:
+    solution = write_solution(tmp_path)
+    for command, mode in (("test", "test"), ("benchmark", "benchmark")):
+        result = cli(command, str(solution), "--problem", "scale_shift", "--hardware", "cpu", "--json")
+        assert result.code == 0, result.err
+        assert result.json()["mode"] == mode
+    ranked = cli("submit", str(solution), "--problem", "scale_shift", "--hardware", "cpu", "--mode", "test")
+    assert ranked.code == 0 and "a private test run" in ranked.err

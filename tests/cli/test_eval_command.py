@@ -144,3 +144,18 @@ def test_calibrate_without_a_gpu_says_so() -> None:
     else:
         assert result.returncode == 2
         assert "needs a CUDA GPU" in result.stderr
+
+
+def test_the_private_modes_run_the_visible_workloads_test_untimed(tmp_path: Path) -> None:
+    solution = str(write(tmp_path, CORRECT))
+    for mode in ("test", "benchmark"):
+        result = solarena("eval", "--problem", str(SCALE_SHIFT), "--solution", solution, "--hardware", "cpu",
+                          "--secret", TEST_SECRET, "--correctness-rounds", "1", "--mode", mode, "--json")
+        assert result.returncode == 0, result.stderr
+        report = json.loads(result.stdout)
+        assert report["mode"] == mode
+        rows = report["workloads"]
+        assert rows and {r["visibility"] for r in rows} == {"visible"}
+        assert {r["status"] for r in rows} == {"PASSED"}
+        timed = [r["latency_ms"] is not None for r in rows]
+        assert all(timed) if mode == "benchmark" else not any(timed)

@@ -1,0 +1,101 @@
+"""Submission modes (evaluator/modes.py) through the API: test and benchmark runs are stored with
+their mode, run the visible workloads only (test: untimed, no score), are never ranked, are private
+to their owner (page, API, compare), count against a quota of their own, and go ahead of ranked
+runs in the queue."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.test import Client
+
+from evaluator import modes
+from evaluator import services as evaluations
+from evaluator.models import Evaluation
+from evaluator.tasks import mode_options
+from leaderboard.models import Hardware, LeaderboardEntry, Problem
+from leaderboard.problems import workloads_for
+from submissions.models import Submission
+from tests.api.support import SUBMISSIONS, api_user, client_for, upload
+from tests.platform import factories
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def no_broker(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(evaluations, "send", lambda *args, **kwargs: None)
+
+
+def _run(owner: Any, mode: str) -> Evaluation:
+    response = upload(client_for(owner), mode=mode)
+    assert response.status_code == 201, response.json()
+    assert response.json()["mode"] == mode
+    return Evaluation.objects.get(submission_id=response.json()["id"])
+
+
+def _finish(evaluation: Evaluation, score: float = 0.6) -> Evaluation:
+    assert evaluations.claim(evaluation.pk, "worker-a") is not None
+    report = factories.fake_report(evaluation, score=score)
+    if evaluation.submission.mode != modes.RANKED:  # what the worker runs: the visible workloads only
+        report["workloads"] = [r for r in report["workloads"] if r["visibility"] == "visible"]
+    assert evaluations.ingest(evaluation.pk, "worker-a", report)
+    return Evaluation.objects.get(pk=evaluation.pk)
+
+
+def test_private_runs_are_never_ranked_and_a_test_run_has_no_score(problem: Problem, cpu: Hardware) -> None:
+    owner = api_user()
+    test = _finish(_run(owner, "test"))
+    benchmark = _finish(_run(owner, "benchmark"))
+    assert test.state == benchmark.state == Evaluation.SCORED
+    assert test.score is None and benchmark.score == pytest.approx(0.6)
+    assert not LeaderboardEntry.objects.exists()
+    ranked = _finish(_run(owner, "ranked"), score=0.3)
+    assert LeaderboardEntry.objects.get().evaluation_id == ranked.pk  # the better benchmark is not in it
+
+
+def test_the_worker_runs_what_the_mode_says(problem: Problem) -> None:
+    visible = workloads_for(problem, smoke=True, hidden=False)
+    assert visible and {w.visibility for w in visible} == {"visible"}
+    assert len(workloads_for(problem, smoke=True)) > len(visible)  # ranked runs draw hidden ones too
+    assert mode_options("test") == {"time_solution": False, "time_reference": False, "time_baseline": False}
+    assert mode_options("ranked") == mode_options("benchmark") == {}
+
+
+def test_private_runs_are_their_owners_alone(problem: Problem, cpu: Hardware, client: Client) -> None:
+    owner, other = api_user(), api_user()
+    private = _finish(_run(owner, "benchmark"))
+    public = _finish(_run(owner, "ranked"))
+    assert client.get(f"/submissions/{private.submission_id}/").status_code == 404  # anonymous
+    client.force_login(other)
+    assert client.get(f"/submissions/{private.submission_id}/").status_code == 404
+    assert client.get(f"/submissions/{public.submission_id}/").status_code == 200
+    client.force_login(owner)
+    assert client.get(f"/submissions/{private.submission_id}/").status_code == 200
+    pair = {"a": public.submission_id, "b": private.submission_id}
+    assert client_for(other).get("/api/v1/compare/", pair).status_code == 404
+    assert client_for(owner).get("/api/v1/compare/", pair).status_code == 200
+    Submission.objects.filter(pk=private.submission_id).update(published=True)
+    assert client_for(other).get(f"{SUBMISSIONS}{private.submission_id}/source/").status_code == 404
+
+
+def test_private_runs_have_a_quota_of_their_own(problem: Problem, cpu: Hardware, settings: Any) -> None:
+    settings.SUBMISSIONS_PER_PROBLEM_PER_DAY = 1
+    settings.SOLARENA_PRIVATE_RUNS_PER_PROBLEM_PER_DAY = 2
+    owner = api_user()
+    _run(owner, "ranked")
+    assert upload(client_for(owner)).status_code == 429  # the ranked quota is spent
+    _run(owner, "test")
+    _run(owner, "benchmark")
+    refused = upload(client_for(owner), mode="test")
+    assert refused.status_code == 429
+    assert "2 test and benchmark runs of scale_shift in the last 24 hours" in refused.json()["detail"]
+    assert upload(client_for(owner), mode="fast").json()["mode"] == ['"fast" is not a valid choice.']
+
+
+def test_private_runs_go_ahead_of_ranked_ones(settings: Any) -> None:
+    settings.CELERY_BROKER_URL = "redis://127.0.0.1:6379/0"
+    assert modes.priority("test") == modes.priority("benchmark") == modes.FIRST < modes.priority("ranked")
+    settings.CELERY_BROKER_URL = "filesystem://"
+    assert modes.priority("test") is None  # a broker without priorities
