@@ -14,6 +14,7 @@ from django.db.models import F, Q, QuerySet
 
 from leaderboard.models import LeaderboardEntry
 
+from . import modes
 from .models import Evaluation
 
 VALID = Q(reward_hack=False, score__gt=0)
@@ -27,9 +28,11 @@ def is_valid(evaluation: Evaluation) -> bool:
 
 
 def update_entry(evaluation: Evaluation) -> LeaderboardEntry:
-    """Fold a freshly scored evaluation into its owner's entry. Call inside the ingesting
+    """Fold a freshly scored ranked evaluation into its owner's entry. Call inside the ingesting
     transaction, with the owner's rows serialized (see evaluator.services.ingest)."""
     submission = evaluation.submission
+    if not modes.is_ranked(submission.mode):
+        raise ValueError(f"evaluation #{evaluation.pk} is a {submission.mode} run: it is never ranked")
     key = {"problem_id": submission.problem_id, "hardware_id": evaluation.hardware_id,
            "user_id": submission.owner_id}
     count = _scored(**key).count()
@@ -69,9 +72,11 @@ def recompute_entry(problem_id: int, hardware_id: int, user_id: int) -> Leaderbo
 
 
 def _scored(problem_id: int, hardware_id: int, user_id: int) -> QuerySet[Evaluation]:
-    """A user's scored evaluations on one board, reward hacks included (they count as submissions)."""
+    """A user's scored ranked evaluations on one board, reward hacks included (they count as
+    submissions); test and benchmark runs are never on a board (evaluator/modes.py)."""
     return Evaluation.objects.filter(state=Evaluation.SCORED, hardware_id=hardware_id,
-                                     submission__problem_id=problem_id, submission__owner_id=user_id)
+                                     submission__problem_id=problem_id, submission__owner_id=user_id,
+                                     submission__mode=modes.RANKED)
 
 
 def _better(score: float, submitted_at: datetime, entry: LeaderboardEntry) -> bool:

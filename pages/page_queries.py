@@ -24,6 +24,7 @@ from django.db.models import (
 )
 from django.db.models.functions import Coalesce
 
+from evaluator import modes
 from evaluator.models import Evaluation
 from evaluator.scoring import sol
 from evaluator.scoring.hardware import BANDWIDTH_KEY, COMPUTE_CLASSES, HARDWARE, HardwareSpec
@@ -87,7 +88,7 @@ def score_history(problem: Problem, hardware: Hardware) -> list[charts.Record]:
     evaluations that equal the best so far, so the rows read stay few however many were scored."""
     valid = Evaluation.objects.filter(submission__problem=problem, hardware=hardware,
                                       state=Evaluation.SCORED, reward_hack=False, score__gt=0,
-                                      finished_at__isnull=False)
+                                      finished_at__isnull=False, submission__mode=modes.RANKED)
     leading = (valid.annotate(best=Window(Max("score"), order_by=[F("finished_at").asc(), F("pk").asc()]))
                .filter(score__gte=F("best")).order_by("finished_at", "pk")
                .values_list("finished_at", "score", "submission__owner__username"))
@@ -170,11 +171,13 @@ def entries_of(user: AbstractBaseUser) -> list[LeaderboardEntry]:
 
 
 def submissions_of(user: AbstractBaseUser) -> QuerySet[Submission]:
-    """The user's submissions, newest first, with their evaluations (prefetched by hardware); not
-    their sources, problem definitions, agent logs or reports."""
+    """The user's ranked submissions (test and benchmark runs are private), newest first, with their
+    evaluations (prefetched by hardware); not their sources, problem definitions, agent logs or
+    reports."""
     evaluations = (Evaluation.objects.select_related("hardware").order_by("hardware__slug")
                    .only("submission", "hardware__slug", "state", "score", "reward_hack"))
-    return (Submission.objects.filter(owner=user).select_related("problem", "agent_submission")
+    return (Submission.objects.filter(owner=user, mode=modes.RANKED)
+            .select_related("problem", "agent_submission")
             .only("owner", "language", "created", "problem__name", "problem__version",
                   "agent_submission__name")
             .prefetch_related(Prefetch("evaluations", queryset=evaluations)).order_by("-created", "-pk"))

@@ -44,7 +44,7 @@ def submit(request: HttpRequest) -> HttpResponse:
             try:
                 if data["agent"] is None:
                     submission = services.create_submission(request.user, data["problem"], data["files"],
-                                                            data["language"], hardware)
+                                                            data["language"], hardware, mode=data["mode"])
                 else:
                     submission = services.create_agent_solution(request.user, data["agent"], data["problem"],
                                                                 data["files"], data["language"], hardware)

@@ -13,6 +13,7 @@ from django.test import Client
 from evaluator import modes
 from evaluator import services as evaluations
 from evaluator.models import Evaluation
+from evaluator.rankings import update_entry
 from evaluator.tasks import mode_options
 from leaderboard.models import Hardware, LeaderboardEntry, Problem
 from leaderboard.problems import workloads_for
@@ -52,7 +53,15 @@ def test_private_runs_are_never_ranked_and_a_test_run_has_no_score(problem: Prob
     assert test.score is None and benchmark.score == pytest.approx(0.6)
     assert not LeaderboardEntry.objects.exists()
     ranked = _finish(_run(owner, "ranked"), score=0.3)
-    assert LeaderboardEntry.objects.get().evaluation_id == ranked.pk  # the better benchmark is not in it
+    entry = LeaderboardEntry.objects.get()
+    assert entry.evaluation_id == ranked.pk and entry.submissions == 1  # the better benchmark is not in it
+    reviewer = factories.make_user()
+    evaluations.mark_reward_hack(benchmark, reviewer, "a look")
+    evaluations.clear_reward_hack(benchmark, reviewer, "false alarm")  # each rebuilds the owner's entry
+    entry.refresh_from_db()
+    assert entry.evaluation_id == ranked.pk and entry.submissions == 1
+    with pytest.raises(ValueError, match="is a benchmark run: it is never ranked"):
+        update_entry(benchmark)
 
 
 def test_the_worker_runs_what_the_mode_says(problem: Problem) -> None:
@@ -73,6 +82,10 @@ def test_private_runs_are_their_owners_alone(problem: Problem, cpu: Hardware, cl
     assert client.get(f"/submissions/{public.submission_id}/").status_code == 200
     client.force_login(owner)
     assert client.get(f"/submissions/{private.submission_id}/").status_code == 200
+    client.logout()
+    listed = client.get(f"/u/{owner.get_username()}/").content.decode()
+    assert f"/submissions/{public.submission_id}/" in listed
+    assert f"/submissions/{private.submission_id}/" not in listed
     pair = {"a": public.submission_id, "b": private.submission_id}
     assert client_for(other).get("/api/v1/compare/", pair).status_code == 404
     assert client_for(owner).get("/api/v1/compare/", pair).status_code == 200
@@ -99,3 +112,19 @@ def test_private_runs_go_ahead_of_ranked_ones(settings: Any) -> None:
     assert modes.priority("test") == modes.priority("benchmark") == modes.FIRST < modes.priority("ranked")
     settings.CELERY_BROKER_URL = "filesystem://"
     assert modes.priority("test") is None  # a broker without priorities
+
+
+def test_the_form_sends_private_runs_too(problem: Problem, cpu: Hardware, client: Client) -> None:
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    client.force_login(factories.make_user())
+    page = client.get("/submit/").content.decode()
+    assert 'name="mode" value="test"' in page and 'value="ranked"' in page
+    form = {"problem": problem.slug, "hardware": ["cpu"], "mode": "benchmark",
+            "file": SimpleUploadedFile("k.py", factories.CORRECT.encode())}
+    assert client.post("/submit/", form).status_code == 302
+    assert Submission.objects.get().mode == "benchmark"
+    agent = {**form, "file": SimpleUploadedFile("k.py", factories.CORRECT.encode()), "agent_name": "a",
+             "agent_version": "1", "agent_model": "m"}
+    refused = client.post("/submit/", agent)
+    assert refused.status_code == 400 and b"a solution sent with an agent is a ranked run" in refused.content
