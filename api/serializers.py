@@ -245,20 +245,9 @@ class SubmissionUploadSerializer(_SubmissionTarget):
     file = serializers.FileField(help_text="a .py solution or a solution.json")
 
 
-class SubmissionCreateSerializer(serializers.Serializer):
+class SubmissionCreateSerializer(_SubmissionTarget):
     """A solution as one uploaded file (multipart `file`), or as JSON `sources` plus `entry`."""
 
-    problem = serializers.CharField(help_text="the problem's slug or its name as written (its current "
-                                              "version is evaluated)")
-    hardware = serializers.ListField(child=serializers.SlugField(), min_length=1,
-                                     help_text="slugs of the hardware to evaluate on")
-    language = serializers.ChoiceField(choices=LANGUAGES, required=False, help_text=(
-        "left out: inferred from the sources (cuda when a solution.json names C++, triton when the code "
-        "imports triton, else python)"))
-    mode = serializers.ChoiceField(choices=modes.MODES, default=modes.RANKED, help_text=(
-        "ranked (the default): every workload, hidden ones included, on the boards; test: correctness "
-        "on the visible workloads, no timing; benchmark: the visible workloads timed. test and benchmark "
-        "runs are private, never ranked, have their own daily quota and go ahead of ranked runs"))
     file = serializers.FileField(required=False, help_text="a .py solution or a solution.json")
     sources = serializers.DictField(child=serializers.CharField(allow_blank=True, trim_whitespace=False),
                                     required=False, help_text="file path -> text")
