@@ -306,6 +306,9 @@ class AgentSubmissionCreateSerializer(serializers.Serializer):
     file = serializers.FileField(help_text="the bundle: a zip or tar.gz archive")
     hardware = serializers.ListField(child=serializers.SlugField(), min_length=1,
                                      help_text="slugs of the hardware to evaluate every solution on")
+    mode = serializers.ChoiceField(choices=modes.MODES, default=modes.RANKED, help_text=(
+        "every solution's: ranked (the default) counts on the agent board; a test or benchmark upload "
+        "runs the visible workloads only, is private and never ranked"))
 
     def validate_hardware(self, slugs: list[str]) -> list[Hardware]:
         return active_hardware(slugs)
@@ -378,7 +381,7 @@ class AgentSubmissionSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = AgentSubmission
-        fields = ["id", "name", "version", "model", "description", "budget_usd", "cost_usd", "tokens",
+        fields = ["id", "name", "version", "model", "mode", "description", "budget_usd", "cost_usd", "tokens",
                   "wall_seconds", "created", "status", "suites", "submissions"]
 
     @extend_schema_field(serializers.ChoiceField(choices=AGENT_STATUSES))

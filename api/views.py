@@ -248,7 +248,8 @@ class AgentSubmissionViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mix
             if dry_run:
                 checked = services.check_agent_bundle(data["file"], data["hardware"])
                 return Response(BundleCheckSerializer(_bundle_check(data["file"], checked)).data)
-            agent = services.create_agent_submission(request.user, data["file"], data["hardware"])
+            agent = services.create_agent_submission(request.user, data["file"], data["hardware"],
+                                                     mode=data["mode"])
         except (services.BundleProblemsError, services.UnsupportedLanguage) as exc:
             raise ValidationError({"file": [str(exc)]}) from None
         except services.NoWorkerOnline as exc:

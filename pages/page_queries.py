@@ -185,7 +185,7 @@ def submissions_of(user: AbstractBaseUser) -> QuerySet[Submission]:
 
 def agents_of(user: AbstractBaseUser) -> list[dict[str, Any]]:
     """The names the user's agents were uploaded under, with upload counts and the last upload."""
-    return list(AgentSubmission.objects.filter(owner=user).values("name")
+    return list(AgentSubmission.objects.filter(owner=user, mode=modes.RANKED).values("name")
                 .annotate(uploads=Count("pk"), last=Max("created")).order_by("-last", "name"))
 
 
@@ -212,7 +212,8 @@ def agent_uploads(owner: AbstractBaseUser, name: str,
     """Every upload of one agent (owner and name), newest first, with its status and suites per
     hardware (suites.summaries: counted by the database, as an agent with 50 uploads has hundreds
     of solutions) and whether `viewer` may read every source of it (its logs can quote them)."""
-    agents = list(suites.with_suite_size(AgentSubmission.objects.filter(owner=owner, name=name))
+    agents = list(suites.with_suite_size(AgentSubmission.objects.filter(owner=owner, name=name,
+                                                                          mode=modes.RANKED))
                   .annotate(solutions=Count("submissions"),
                             viewable=Count("submissions", filter=viewable_sources(viewer, "submissions__")))
                   .order_by("-created", "-pk"))

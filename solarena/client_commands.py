@@ -112,6 +112,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     agent.add_argument("bundle", type=Path, help="the bundle archive, or a directory zipped on the fly")
     agent.add_argument("--hardware", action="append", required=True,
                        help="hardware slug to evaluate every solution on (repeat for several)")
+    agent.add_argument("--mode", choices=MODES, default="ranked",
+                       help="every solution's: ranked (default) counts on the agent board; test or "
+                            "benchmark runs the visible workloads only, privately")
     agent.add_argument("--check", action="store_true",
                        help="a dry run: check the bundle (problems, languages, hardware, Python syntax) "
                             "and store nothing; exit 2 when an upload would fail")
@@ -595,7 +598,7 @@ def cmd_submit_agent(args: argparse.Namespace) -> int:
         name, data = _bundle_bytes(args.bundle)
         if args.check:
             return _check_bundle(client, name, data, args)
-        agent = client.post("agent-submissions/", data={"hardware": args.hardware},
+        agent = client.post("agent-submissions/", data={"hardware": args.hardware, "mode": args.mode},
                             files={"file": (name, data, "application/octet-stream")})
         err = _err()
         if not args.json:

@@ -25,6 +25,9 @@ class AgentSubmission(models.Model):
     tokens = models.PositiveBigIntegerField(null=True, blank=True)
     wall_seconds = models.FloatField(null=True, blank=True)
     logs = models.JSONField(default=dict, blank=True, help_text="path in the bundle -> text")
+    mode = models.CharField(max_length=12, choices=modes.MODES, default=modes.RANKED,
+                            help_text="every solution's (evaluator/modes.py): only ranked uploads are on the "
+                                      "agent board")
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:

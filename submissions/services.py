@@ -118,8 +118,8 @@ def create_submission(
     return submission
 
 
-def create_agent_submission(owner: AbstractBaseUser, bundle: Bundle,
-                            hardware: list[Hardware]) -> AgentSubmission:
+def create_agent_submission(owner: AbstractBaseUser, bundle: Bundle, hardware: list[Hardware],
+                            mode: str = modes.RANKED) -> AgentSubmission:
     """Store the bundle's manifest and logs, and one submission per problem (its current version) on
     every hardware, all in one transaction. The bundle names each problem by its slug or its name.
     Raises UnknownProblems when a problem does not exist, ProblemNamedTwice when two solutions are
@@ -135,10 +135,11 @@ def create_agent_submission(owner: AbstractBaseUser, bundle: Bundle,
         problems = _bundle_problems(bundle)
         _check_rate(owner)
         _check_in_flight(owner, len(names) * len(hardware), what="this bundle")
-        agent = _store_agent(owner, bundle.manifest, dict(bundle.logs))
+        agent = _store_agent(owner, bundle.manifest, dict(bundle.logs), mode)
         for name, files in bundle.solutions.items():
             language = infer_language(files.files, files.entry)
-            create_submission(owner, problems[name], files, language, hardware, agent_submission=agent)
+            create_submission(owner, problems[name], files, language, hardware, agent_submission=agent,
+                              mode=mode)
     return agent
 
 
@@ -220,11 +221,12 @@ def check_languages(files: SolutionFiles, language: str, hardware: list[Hardware
         check_runnable(languages, hw.slug, table)
 
 
-def _store_agent(owner: AbstractBaseUser, manifest: AgentManifest, logs: dict[str, str]) -> AgentSubmission:
+def _store_agent(owner: AbstractBaseUser, manifest: AgentManifest, logs: dict[str, str],
+                 mode: str = modes.RANKED) -> AgentSubmission:
     return AgentSubmission.objects.create(
         owner=owner, name=manifest.name, version=manifest.version, model=manifest.model,
         description=manifest.description, budget_usd=manifest.budget_usd, cost_usd=manifest.cost_usd,
-        tokens=manifest.tokens, wall_seconds=manifest.wall_seconds, logs=logs)
+        tokens=manifest.tokens, wall_seconds=manifest.wall_seconds, logs=logs, mode=mode)
 
 
 def _lock(owner: AbstractBaseUser) -> None:

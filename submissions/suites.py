@@ -17,6 +17,7 @@ from typing import Any
 
 from django.db.models import Count, Prefetch, Q, QuerySet, Subquery, Sum
 
+from evaluator import modes
 from evaluator.models import Evaluation
 from leaderboard.models import Hardware, Problem
 
@@ -154,7 +155,7 @@ def agent_board(hardware: Hardware) -> list[AgentEntry]:
     counted = here & Q(submissions__evaluations__state=Evaluation.SCORED,
                        submissions__evaluations__reward_hack=False,
                        submissions__evaluations__score__isnull=False)
-    agents = (with_suite_size(AgentSubmission.objects.all())
+    agents = (with_suite_size(AgentSubmission.objects.filter(mode=modes.RANKED))  # private runs: never
               .annotate(solutions=Count("submissions", distinct=True),
                         here=Count("submissions__evaluations", filter=here),
                         unfinished=Count("submissions__evaluations",

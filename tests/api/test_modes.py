@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
 from evaluator import modes
@@ -19,6 +20,8 @@ from leaderboard.models import Hardware, LeaderboardEntry, Problem
 from leaderboard.problems import workloads_for
 from submissions.models import Submission
 from tests.api.support import SUBMISSIONS, api_user, client_for, upload
+from tests.api.test_agent_dry_run import one_solution
+from tests.api.test_agent_submissions_api import AGENTS, BOARD, send_bundle, zipped
 from tests.platform import factories
 
 pytestmark = pytest.mark.django_db
@@ -115,8 +118,6 @@ def test_private_runs_go_ahead_of_ranked_ones(settings: Any) -> None:
 
 
 def test_the_form_sends_private_runs_too(problem: Problem, cpu: Hardware, client: Client) -> None:
-    from django.core.files.uploadedfile import SimpleUploadedFile
-
     client.force_login(factories.make_user())
     page = client.get("/submit/").content.decode()
     assert 'name="mode" value="test"' in page and 'value="ranked"' in page
@@ -128,3 +129,24 @@ def test_the_form_sends_private_runs_too(problem: Problem, cpu: Hardware, client
              "agent_version": "1", "agent_model": "m"}
     refused = client.post("/submit/", agent)
     assert refused.status_code == 400 and b"a solution sent with an agent is a ranked run" in refused.content
+
+
+def test_an_agent_bundle_in_a_private_mode_is_private_all_through(problem: Problem, cpu: Hardware,
+                                                                   client: Client) -> None:
+    owner = api_user()
+    bundle = SimpleUploadedFile("agent.zip", zipped(one_solution()))
+    sent = client_for(owner).post(AGENTS, {"file": bundle, "hardware": ["cpu"], "mode": "benchmark"},
+                                  format="multipart")
+    assert sent.status_code == 201 and sent.json()["mode"] == "benchmark"
+    private = Evaluation.objects.get(submission__agent_submission_id=sent.json()["id"])
+    assert private.submission.mode == "benchmark"
+    _finish(private)
+    assert client_for(None).get(BOARD, {"hardware": "cpu"}).json()["entries"] == []
+    assert send_bundle(client_for(owner), zipped(one_solution())).status_code == 201  # a ranked one
+    ranked = Evaluation.objects.get(submission__agent_submission__mode="ranked")
+    _finish(ranked)
+    entries = client_for(None).get(BOARD, {"hardware": "cpu"}).json()["entries"]
+    assert [e["agent_submission"] for e in entries] == [ranked.submission.agent_submission_id]
+    page = client.get(f"/agents/{owner.get_username()}/kernel-agent/").content.decode()
+    assert f"/submissions/{ranked.submission_id}/" in page
+    assert f"/submissions/{private.submission_id}/" not in page
