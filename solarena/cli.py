@@ -329,11 +329,11 @@ def print_report(report: dict[str, Any], console: Console) -> None:
     for note in notes:
         console.print(note, highlight=False)
     agg = report["aggregates"]
-    parts = [f"score {numbers.significant(agg['score'])}"]
+    parts = [f"score {numbers.with_interval(agg['score'], agg.get('score_ci95'))}"]
     for key, label in (("visible_score", "visible"), ("hidden_score", "hidden"),
                        ("generalization_gap", "gap"), ("geomean_speedup", "geomean speedup")):
         if agg.get(key) is not None:
-            parts.append(f"{label} {numbers.significant(agg[key])}")
+            parts.append(f"{label} {numbers.with_interval(agg[key], agg.get(f'{key}_ci95'))}")
     console.print("  ".join(parts))
     if report.get("solution_error"):
         console.print(Text.assemble(("solution failed to load:", "red"), f" {report['solution_error']}"))

@@ -567,7 +567,8 @@ def print_submission(document: Mapping[str, Any], console: Console) -> None:
         for note in notes:
             console.print(note, highlight=False)
         aggregates = evaluation.get("aggregates") or {}
-        parts = [f"{label} {_score(aggregates[key])}" for key, label in
+        parts = [f"{label} {numbers.with_interval(aggregates[key], aggregates.get(f'{key}_ci95'))}"
+                 for key, label in
                  (("score", "score"), ("visible_score", "visible"), ("hidden_score", "hidden"),
                   ("geomean_speedup", "geomean speedup")) if isinstance(aggregates.get(key), int | float)]
         if parts:

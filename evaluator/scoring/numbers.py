@@ -48,3 +48,12 @@ def share(value: object) -> str:
     """A share in [0, 1] as a percentage to the nearest whole one (0.4 -> 40%)."""
     number = _number(value)
     return DASH if number is None else f"{number:.0%}"
+
+
+def with_interval(value: object, half_width: object) -> str:
+    """`0.812 ± 0.004`: a value and its 95% half-width; the value alone without one (or a zero one)."""
+    text = significant(value)
+    width = _number(half_width)
+    if text == DASH or not width:
+        return text
+    return f"{text} ± {significant(width, 1)}"

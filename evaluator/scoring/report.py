@@ -6,6 +6,7 @@ prints; the server stores the same fields.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -16,6 +17,7 @@ from evaluator.scoring.hardware import HardwareSpec
 from evaluator.scoring.roofline import roofline
 from evaluator.scoring.score import WorkloadOutcome, problem_aggregates, sol_bound_ms, workload_score
 from evaluator.scoring.sol import workload_work
+from evaluator.scoring.uncertainty import Z95, ci95, mean_error, score_error
 from evaluator.supervise import HarnessOutcome
 
 SCHEMA = "solarena.eval/1"
@@ -65,6 +67,11 @@ def scored_workload(
         row["score"], row["below_sol"] = result.score, result.below_sol
         if result.note:
             row["message"] = result.note
+        target_timing = raw.get("baseline_timing") if baseline and not raw.get("baseline_is_reference") \
+            else raw.get("reference_timing")
+        if result.score > 0:
+            row["score_ci95"] = ci95(score_error(kernel, _rse(raw.get("timing")), target,
+                                                 _rse(target_timing), sol_ms))
     if verdict == status.PASSED and kernel and reference:
         row["speedup_vs_reference"] = reference / kernel
     row["roofline"] = roofline(work, hardware, kernel if verdict == status.PASSED else None,
@@ -74,6 +81,23 @@ def scored_workload(
         if key in raw:
             row[key] = raw[key]
     return row
+
+
+def _rse(timing: Any) -> float:
+    rse = timing.get("rse") if isinstance(timing, Mapping) else None
+    return float(rse) if isinstance(rse, int | float) and math.isfinite(rse) and rse >= 0 else 0.0
+
+
+def _with_intervals(aggregates: dict[str, Any], rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The 95% half-width of the score's mean over all workloads, and over the visible and hidden
+    ones (docs/scoring.md, "Uncertainty")."""
+    def half_width(chosen: list[dict[str, Any]]) -> float | None:
+        errors = [r.get("score_ci95", 0.0) / Z95 for r in chosen]
+        return ci95(mean_error(errors, len(chosen))) if chosen else None
+
+    return {**aggregates, "score_ci95": half_width(rows),
+            "visible_score_ci95": half_width([r for r in rows if r["visibility"] == "visible"]),
+            "hidden_score_ci95": half_width([r for r in rows if r["visibility"] != "visible"])}
 
 
 def build_report(
@@ -108,5 +132,5 @@ def build_report(
         "environment": outcome.environment,
         "solution_error": outcome.solution_error,
         "workloads": rows,
-        "aggregates": problem_aggregates(outcomes).to_dict(),
+        "aggregates": _with_intervals(problem_aggregates(outcomes).to_dict(), rows),
     }

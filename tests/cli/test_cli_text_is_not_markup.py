@@ -18,7 +18,7 @@ DOCUMENT: dict[str, Any] = {
     "evaluations": [{
         "hardware": "h200", "state": "scored", "score": 0.00395, "reward_hack": False,
         "error": "shape [batch, n] expected", "hidden": {"passed": 1, "total": 2, "score": 0.5},
-        "aggregates": {"score": 0.81234, "visible_score": 1.0},
+        "aggregates": {"score": 0.81234, "score_ci95": 0.0043, "visible_score": 1.0},
         "results": [{"uuid": "a-workload-name-longer-than-twenty-two-characters", "axes": {"n": 4},
                      "status": "INCORRECT_NUMERICAL", "message": "y[b, i] = x[b, i] differs at [0, 3]",
                      "latency_ms": 0.00357, "sol_ms": 0.000412, "score": 0.0}],
@@ -41,7 +41,7 @@ def test_brackets_survive_and_names_are_whole() -> None:
 
 def test_numbers_follow_the_pages_rules() -> None:
     out = _printed(DOCUMENT)
-    assert "score 0.00395" in out and "score 0.812" in out and "visible 1.00" in out
+    assert "score 0.00395" in out and "score 0.812 ± 0.004" in out and "visible 1.00" in out
     assert "3.57 us" in out and "412 ns" in out
 
 

@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from evaluator.scoring.numbers import DASH, duration, share, significant
+from evaluator.scoring.numbers import DASH, duration, share, significant, with_interval
 
 
 @pytest.mark.parametrize(("value", "text"), [
@@ -31,3 +31,9 @@ def test_nothing_to_show_is_a_dash() -> None:
     for value in (None, math.nan, math.inf, True, "0.5"):
         assert significant(value) == duration(value) == share(value) == DASH
     assert share(0.4) == "40%"
+
+
+def test_a_value_with_its_interval() -> None:
+    assert with_interval(0.81234, 0.0043) == "0.812 ± 0.004"
+    assert with_interval(0.5, 0.0) == with_interval(0.5, None) == "0.500"
+    assert with_interval(None, 0.1) == DASH
