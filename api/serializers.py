@@ -14,6 +14,7 @@ from evaluator import modes, workers
 from evaluator.hidden_results import hidden_summary, visible_row, visible_rows
 from evaluator.jobs import SolutionError, SolutionFiles, SourceTooLarge, check_size
 from evaluator.models import Evaluation, WorkloadResult, public_environment
+from evaluator.scoring.hardware import UnknownHardware, get_hardware
 from evaluator.toolchains import infer_language
 from leaderboard.lookup import current_problem
 from leaderboard.models import Hardware, Problem, Workload
@@ -131,11 +132,19 @@ class HiddenSummarySerializer(serializers.Serializer):
 
 class EvaluationSerializer(serializers.ModelSerializer):
     hardware = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    timing_note = serializers.SerializerMethodField()
 
     class Meta:
         model = Evaluation
         fields = ["id", "hardware", "state", "score", "error", "reward_hack", "attempts", "created",
-                  "started_at", "finished_at"]
+                  "started_at", "finished_at", "timing_note"]
+
+    def get_timing_note(self, evaluation: Evaluation) -> str:
+        """What its times are not (the CPU's: no GPU timing), from the hardware table; empty for a GPU."""
+        try:
+            return get_hardware(evaluation.hardware.slug).notes
+        except UnknownHardware:
+            return ""
 
 
 class PublicEnvironmentField(serializers.JSONField):

@@ -337,6 +337,9 @@ def print_report(report: dict[str, Any], console: Console) -> None:
     console.print("  ".join(parts))
     if report.get("solution_error"):
         console.print(Text.assemble(("solution failed to load:", "red"), f" {report['solution_error']}"))
+    note = HARDWARE[report["hardware"]].notes if report["hardware"] in HARDWARE else ""
+    if note:
+        console.print(Text(f"note: {note}", style="yellow"))
 
 
 def _ms(value: float | None) -> str:

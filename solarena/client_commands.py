@@ -542,6 +542,8 @@ def print_submission(document: Mapping[str, Any], console: Console) -> None:
         console.print(head)
         if evaluation.get("error"):
             console.print(Text.assemble("  ", ("error:", "red"), f" {evaluation['error']}"))
+        if evaluation.get("timing_note"):
+            console.print(Text(f"  note: {evaluation['timing_note']}", style="yellow"))
         results = evaluation.get("results") or []
         hidden = evaluation.get("hidden")
         if not results and not hidden:

@@ -183,8 +183,8 @@ HARDWARE: Mapping[str, HardwareSpec] = MappingProxyType({
                 "int8": _tera(2),
             },
             source="round figures for a modest many-core server CPU; not a datasheet",
-            notes="used when evaluating under the Triton CPU interpreter; its SOL bounds and "
-                  "scores are not meaningful and only exercise the pipeline",
+            notes="CPU times come from the Triton interpreter, not a GPU: they rank CPU entries "
+                  "among themselves, vary from machine to machine, and say nothing of a GPU's speed",
         ),
     )
 })

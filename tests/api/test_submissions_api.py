@@ -206,6 +206,7 @@ def test_hidden_workloads_show_as_one_aggregate(problem: Problem, cpu: Hardware)
         assert row["visibility"] == "visible"
         assert row["message"] == "bad shape (8, 128)" and row["latency_ms"] == 1.0 and row["axes"]
     assert shown["hidden"] == {"passed": 0, "total": hidden.count(), "score": 0.5}
+    assert shown["timing_note"].startswith("CPU times come from the Triton interpreter, not a GPU")
     text = response.content.decode()
     for workload in hidden:
         assert workload.uuid not in text

@@ -70,6 +70,7 @@ def test_table_output_names_verdicts_and_messages(tmp_path: Path) -> None:
     assert "of elements within atol" in result.stdout
     assert "score 0  " in result.stdout  # three significant digits: a zero is 0
     assert "roof" in result.stdout and "mem" in result.stdout  # the roof, no share for a wrong answer
+    assert "note: CPU times come from the Triton interpreter, not a GPU" in result.stdout
 
 
 def test_bundled_problem_by_name(tmp_path: Path) -> None:
