@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import (
     Count,
@@ -35,7 +36,7 @@ from submissions import suites
 from submissions.models import AgentSubmission, Submission
 from submissions.visibility import viewable_sources
 
-from . import charts
+from . import charts, page_cache
 
 
 def _count(queryset: QuerySet[Any], by: str) -> Subquery:
@@ -83,15 +84,30 @@ def default_hardware(hardware: list[Hardware]) -> Hardware | None:
 
 
 def score_history(problem: Problem, hardware: Hardware) -> list[charts.Record]:
-    """Every time the board's best valid score went up, oldest first. The window keeps only the
-    evaluations that equal the best so far, so the rows read stay few however many were scored."""
+    """Every time the board's best valid score went up, oldest first, with the names of now. Kept
+    under the board's version (boards.board_versions: every change to the board's valid evaluations
+    goes through rankings, which saves an entry of the board), so the window over the evaluations
+    is read once per change of the board."""
+    version = boards.board_versions([problem.pk], hardware).get(problem.pk)
+    if version is None:  # no entry: no valid score either
+        return []
+    leading = page_cache.cached(f"board-history:{problem.pk}:{hardware.pk}:{version}",
+                                lambda: _leading(problem, hardware))
+    names = dict(get_user_model().objects.filter(pk__in={owner for _, _, owner in leading})
+                 .values_list("pk", "username"))
+    return charts.records([(at, score, names[owner]) for at, score, owner in leading])
+
+
+def _leading(problem: Problem, hardware: Hardware) -> list[tuple[datetime, float, int]]:
+    """The evaluations that equal the best valid score so far: the window keeps the rows read few
+    however many were scored."""
     valid = Evaluation.objects.filter(submission__problem=problem, hardware=hardware,
                                       state=Evaluation.SCORED, reward_hack=False, score__gt=0,
                                       finished_at__isnull=False)
     leading = (valid.annotate(best=Window(Max("score"), order_by=[F("finished_at").asc(), F("pk").asc()]))
                .filter(score__gte=F("best")).order_by("finished_at", "pk")
-               .values_list("finished_at", "score", "submission__owner__username"))
-    return charts.records(list(leading))
+               .values_list("finished_at", "score", "submission__owner_id"))
+    return list(leading)
 
 
 @dataclass(frozen=True)
@@ -105,7 +121,8 @@ class BoardTop:
 
 
 def board_top(problem: Problem, hardware: Hardware, size: int) -> BoardTop:
-    """The board's first `size` rows, how many are ranked and listed, and score_history: two queries."""
+    """The board's first `size` rows, how many are ranked and listed, and score_history; the rows
+    and the history are kept under the board's version (leaderboard.boards)."""
     rows = boards.problem_board(problem, hardware).rows
     return BoardTop(rows[:size], sum(row.score is not None for row in rows), len(rows),
                     score_history(problem, hardware))
