@@ -170,6 +170,9 @@ def seed(submissions: int, results: int, users: int, now: datetime, rng: random.
     seeded.seconds["evaluations_and_results"] = time.perf_counter() - started
     seeded.entries = write_entries(items, evaluations, hardware_ids, now)
     reset_sequences()
+    from evaluator import rankings  # local: Django is set up by the caller
+
+    rankings.rebuild_all_records()  # the score records ingestion would have kept (problem pages)
     seeded.seconds["entries"] = time.perf_counter() - started  # each figure: seconds since the start
     by_owner: dict[int, int] = {}
     for i in items:

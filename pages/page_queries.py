@@ -7,12 +7,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import (
     Count,
     Exists,
-    F,
     IntegerField,
     Max,
     OuterRef,
@@ -21,7 +19,6 @@ from django.db.models import (
     QuerySet,
     Subquery,
     Value,
-    Window,
 )
 from django.db.models.functions import Coalesce
 
@@ -30,13 +27,13 @@ from evaluator.scoring import sol
 from evaluator.scoring.hardware import BANDWIDTH_KEY, COMPUTE_CLASSES, HARDWARE, HardwareSpec
 from evaluator.scoring.sol import WorkloadWork
 from leaderboard import boards
-from leaderboard.models import Hardware, LeaderboardEntry, Problem, Workload
+from leaderboard.models import Hardware, LeaderboardEntry, Problem, ScoreRecord, Workload
 from leaderboard.problems import sol_bounds, visible_work
 from submissions import suites
 from submissions.models import AgentSubmission, Submission
 from submissions.visibility import viewable_sources
 
-from . import charts, page_cache
+from . import charts
 
 
 def _count(queryset: QuerySet[Any], by: str) -> Subquery:
@@ -84,30 +81,16 @@ def default_hardware(hardware: list[Hardware]) -> Hardware | None:
 
 
 def score_history(problem: Problem, hardware: Hardware) -> list[charts.Record]:
-    """Every time the board's best valid score went up, oldest first, with the names of now. Kept
-    under the board's version (boards.board_versions: every change to the board's valid evaluations
-    goes through rankings, which saves an entry of the board), so the window over the evaluations
-    is read once per change of the board."""
-    version = boards.board_versions([problem.pk], hardware).get(problem.pk)
-    if version is None:  # no entry: no valid score either
-        return []
-    leading = page_cache.cached(f"board-history:{problem.pk}:{hardware.pk}:{version}",
-                                lambda: _leading(problem, hardware))
-    names = dict(get_user_model().objects.filter(pk__in={owner for _, _, owner in leading})
-                 .values_list("pk", "username"))
-    return charts.records([(at, score, names[owner]) for at, score, owner in leading])
-
-
-def _leading(problem: Problem, hardware: Hardware) -> list[tuple[datetime, float, int]]:
-    """The evaluations that equal the best valid score so far: the window keeps the rows read few
-    however many were scored."""
-    valid = Evaluation.objects.filter(submission__problem=problem, hardware=hardware,
-                                      state=Evaluation.SCORED, reward_hack=False, score__gt=0,
-                                      finished_at__isnull=False)
-    leading = (valid.annotate(best=Window(Max("score"), order_by=[F("finished_at").asc(), F("pk").asc()]))
-               .filter(score__gte=F("best")).order_by("finished_at", "pk")
-               .values_list("finished_at", "score", "submission__owner_id"))
-    return list(leading)
+    """Every time the board's best valid score went up, oldest first: from the board's kept records
+    (leaderboard.models.ScoreRecord, a few rows), not from every evaluation of the board; each read
+    with its evaluation as it is now, so one that stopped counting is left out at once."""
+    counting = {"evaluation__state": Evaluation.SCORED, "evaluation__reward_hack": False,
+                "evaluation__score__gt": 0, "evaluation__finished_at__isnull": False}
+    kept = (ScoreRecord.objects.filter(problem=problem, hardware=hardware, **counting)
+            .order_by("evaluation__finished_at", "evaluation")
+            .values_list("evaluation__finished_at", "evaluation__score",
+                         "evaluation__submission__owner__username"))
+    return charts.records(list(kept))
 
 
 @dataclass(frozen=True)
@@ -121,8 +104,8 @@ class BoardTop:
 
 
 def board_top(problem: Problem, hardware: Hardware, size: int) -> BoardTop:
-    """The board's first `size` rows, how many are ranked and listed, and score_history; the rows
-    and the history are kept under the board's version (leaderboard.boards)."""
+    """The board's first `size` rows (kept under the board's version, leaderboard.boards), how many
+    are ranked and listed, and score_history."""
     rows = boards.problem_board(problem, hardware).rows
     return BoardTop(rows[:size], sum(row.score is not None for row in rows), len(rows),
                     score_history(problem, hardware))
