@@ -1,5 +1,6 @@
 """Precomputed ranking entries: each participant's best valid evaluation per (problem, hardware), or
-an entry without a score for a participant whose scored evaluations there are all invalid.
+an entry without a score for a participant whose scored evaluations there are all invalid; and each
+board's score records (leaderboard.models.ScoreRecord), its best score over time.
 
 A valid evaluation is scored, not a reward hack, and scores above 0 (at least one workload passed
 at a believable time). Evaluations that failed on the platform's side or were cancelled do not
@@ -27,8 +28,9 @@ def is_valid(evaluation: Evaluation) -> bool:
 
 
 def update_entry(evaluation: Evaluation) -> LeaderboardEntry:
-    """Fold a freshly scored evaluation into its owner's entry. Call inside the ingesting
-    transaction, with the owner's rows serialized (see evaluator.services.ingest)."""
+    """Fold a freshly scored evaluation into its owner's entry, and into its board's score records
+    when it is valid and no earlier record scored higher. Call inside the ingesting transaction,
+    with the owner's rows serialized (see evaluator.services.ingest)."""
     submission = evaluation.submission
     key = {"problem_id": submission.problem_id, "hardware_id": evaluation.hardware_id,
            "user_id": submission.owner_id}
@@ -52,8 +54,9 @@ def update_entry(evaluation: Evaluation) -> LeaderboardEntry:
 
 def recompute_entry(problem_id: int, hardware_id: int, user_id: int) -> LeaderboardEntry | None:
     """Rebuild a user's entry on one board from all their evaluations, for when one of them stopped
-    (or started) counting; the entry goes when none is scored. Call inside a transaction, with the
-    owner's rows serialized (see evaluator.services)."""
+    (or started) counting; the entry goes when none is scored. The board's score records are made
+    again too (rebuild_records). Call inside a transaction, with the owner's rows serialized (see
+    evaluator.services)."""
     key = {"problem_id": problem_id, "hardware_id": hardware_id, "user_id": user_id}
     rebuild_records(problem_id, hardware_id)
     scored = _scored(**key).select_related("submission").order_by("-score", "submission__created", "pk")

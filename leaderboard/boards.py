@@ -161,8 +161,8 @@ def problem_board(problem: Problem, hardware: Hardware) -> ProblemBoard:
 def board_versions(problem_ids: Sequence[int], hardware: Hardware) -> dict[int, str]:
     """The version of each problem x hardware board with entries: it changes whenever one of its
     entries is made, deleted or saved (rankings.update_entry counts one more submission; any save
-    moves `updated`), so whatever is kept under it is the board as it is. One query, along the
-    board_ranking index."""
+    moves `updated`), so whatever is kept under it is the board as it is. One query, its rows found
+    by the board_ranking index."""
     found = (LeaderboardEntry.objects.filter(problem__in=list(problem_ids), hardware=hardware).order_by()
              .values("problem_id").annotate(n=Count("*"), submissions=Sum("submissions"),
                                             evaluations=Sum("evaluation_id"), last=Max("updated")))
@@ -210,8 +210,8 @@ def _name(rows: Sequence[ProblemRow]) -> None:
         return
     names = {pk: (username, team or "") for pk, username, team in get_user_model().objects
              .filter(pk__in={row.user_id for row in rows}).values_list("pk", "username", "profile__team")}
-    for row in rows:
-        row.user, row.team = names[row.user_id]
+    for row in rows:  # a participant deleted since the rows were read: no name (their rows go next)
+        row.user, row.team = names.get(row.user_id, ("", ""))
 
 
 def _cached_many(keys: list[str]) -> dict[str, Any]:
