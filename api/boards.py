@@ -45,6 +45,9 @@ class FiguresSerializer(serializers.Serializer):
 
 class ProblemBoardEntrySerializer(FiguresSerializer):
     submitted_at = serializers.DateTimeField(help_text="when the best submission came in (ties go earlier)")
+    submission = serializers.IntegerField(
+        source="submission_id", allow_null=True,
+        help_text="the best submission's id (`/api/v1/submissions/{id}/`, its page `/submissions/{id}/`)")
 
 
 class CategoryBoardEntrySerializer(FiguresSerializer):

@@ -10,9 +10,11 @@ from django.db import models
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from evaluator import modes, workers
 from evaluator.hidden_results import hidden_summary, visible_row, visible_rows
 from evaluator.jobs import SolutionError, SolutionFiles, SourceTooLarge, check_size
 from evaluator.models import Evaluation, WorkloadResult, public_environment
+from evaluator.toolchains import infer_language
 from leaderboard.lookup import current_problem
 from leaderboard.models import Hardware, Problem, Workload
 from submissions import suites as agent_suites
@@ -34,11 +36,27 @@ def active_hardware(slugs: list[str]) -> list[Hardware]:
     return [found[slug] for slug in dict.fromkeys(slugs)]
 
 
+class AvailabilitySerializer(serializers.Serializer):
+    state = serializers.ChoiceField(choices=workers.STATES, help_text=(
+        "online: a worker serves it now; expected: none now, but the operator says workers will come "
+        "(submissions wait for them); offline: none, and submissions to it are refused"))
+    workers = serializers.IntegerField(help_text="workers online now")
+    last_seen = serializers.DateTimeField(allow_null=True,
+                                          help_text="when a worker of it was last heard from")
+
+
 class HardwareSerializer(serializers.ModelSerializer):
+    availability = serializers.SerializerMethodField()
+
     class Meta:
         model = Hardware
         fields = ["slug", "name", "vendor", "memory_gb", "memory_bandwidth", "l2_bytes", "peak_flops",
-                  "calibrated", "active"]
+                  "calibrated", "active", "availability"]
+
+    @extend_schema_field(AvailabilitySerializer)
+    def get_availability(self, hardware: Hardware) -> dict[str, Any]:
+        found = workers.availability([hardware])[hardware.slug]
+        return AvailabilitySerializer(found).data
 
 
 class ProblemSerializer(serializers.ModelSerializer):
@@ -93,6 +111,10 @@ class WorkloadResultSerializer(serializers.Serializer):
     baseline_latency_ms = serializers.FloatField(allow_null=True)
     sol_ms = serializers.FloatField()
     below_sol = serializers.BooleanField()
+    roofline = serializers.DictField(
+        allow_null=True, help_text="the workload under the hardware's roofline: intensity, ridge, bound, "
+        "achieved FLOP/s and bytes/s, share_of_roof (docs/result-format.md); null for results stored "
+        "before it was recorded")
 
     class Meta:
         list_serializer_class = VisibleResultsSerializer
@@ -123,14 +145,29 @@ class PublicEnvironmentField(serializers.JSONField):
         return super().to_representation(public_environment(value))
 
 
+class QueuePlaceSerializer(serializers.Serializer):
+    position = serializers.IntegerField(help_text="1 is next on its hardware")
+    estimated_start_seconds = serializers.FloatField(
+        allow_null=True, help_text="from now, going by the recent runs there and the workers online; "
+        "null with no finished run to go by or no worker online")
+
+
 class EvaluationDetailSerializer(EvaluationSerializer):
     results = WorkloadResultSerializer(many=True, read_only=True,
                                        help_text="the visible workloads' results (hidden ones: `hidden`)")
     hidden = serializers.SerializerMethodField()
     environment = PublicEnvironmentField(read_only=True)
+    queue = serializers.SerializerMethodField()
 
     class Meta(EvaluationSerializer.Meta):
-        fields = [*EvaluationSerializer.Meta.fields, "aggregates", "environment", "results", "hidden"]
+        fields = [*EvaluationSerializer.Meta.fields, "aggregates", "environment", "results", "hidden",
+                  "queue"]
+
+    @extend_schema_field(QueuePlaceSerializer(allow_null=True))
+    def get_queue(self, evaluation: Evaluation) -> dict[str, Any] | None:
+        """Where a queued evaluation stands; null once it has started."""
+        place = workers.queue_place(evaluation)
+        return QueuePlaceSerializer(place).data if place else None
 
     @extend_schema_field(HiddenSummarySerializer(allow_null=True))
     def get_hidden(self, evaluation: Evaluation) -> dict[str, Any] | None:
@@ -148,8 +185,8 @@ class SubmissionSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Submission
-        fields = ["id", "problem", "problem_slug", "problem_version", "language", "entry", "agent_submission",
-                  "published", "created", "evaluations"]
+        fields = ["id", "problem", "problem_slug", "problem_version", "language", "mode", "entry",
+                  "agent_submission", "published", "created", "evaluations"]
 
 
 class SubmissionDetailSerializer(SubmissionSerializer):
@@ -178,14 +215,39 @@ class SubmissionSourceSerializer(serializers.ModelSerializer):
                   "solutions_revealed", "created", "entry", "sources"]
 
 
-class SubmissionCreateSerializer(serializers.Serializer):
-    """A solution as one uploaded file (multipart `file`), or as JSON `sources` plus `entry`."""
-
+class _SubmissionTarget(serializers.Serializer):
     problem = serializers.CharField(help_text="the problem's slug or its name as written (its current "
                                               "version is evaluated)")
     hardware = serializers.ListField(child=serializers.SlugField(), min_length=1,
                                      help_text="slugs of the hardware to evaluate on")
-    language = serializers.ChoiceField(choices=LANGUAGES)
+    language = serializers.ChoiceField(choices=LANGUAGES, required=False, help_text=(
+        "left out: inferred from the sources (cuda when a solution.json names C++, triton when the code "
+        "imports triton, else python)"))
+    mode = serializers.ChoiceField(choices=modes.MODES, default=modes.RANKED, help_text=(
+        "ranked (the default): every workload, hidden ones included, on the boards; test: correctness "
+        "on the visible workloads, no timing; benchmark: the visible workloads timed. test and benchmark "
+        "runs are private, never ranked, have their own daily quota and go ahead of ranked runs"))
+
+
+class SubmissionSourcesSerializer(_SubmissionTarget):
+    """The JSON body of a submission (the schema's `application/json` request; the view reads it
+    with SubmissionCreateSerializer)."""
+
+    sources = serializers.DictField(child=serializers.CharField(allow_blank=True, trim_whitespace=False),
+                                    help_text="file path -> text")
+    entry = serializers.CharField(help_text="the file the harness loads")
+
+
+class SubmissionUploadSerializer(_SubmissionTarget):
+    """The multipart body of a submission: one uploaded file (the schema's `multipart/form-data`
+    request)."""
+
+    file = serializers.FileField(help_text="a .py solution or a solution.json")
+
+
+class SubmissionCreateSerializer(_SubmissionTarget):
+    """A solution as one uploaded file (multipart `file`), or as JSON `sources` plus `entry`."""
+
     file = serializers.FileField(required=False, help_text="a .py solution or a solution.json")
     sources = serializers.DictField(child=serializers.CharField(allow_blank=True, trim_whitespace=False),
                                     required=False, help_text="file path -> text")
@@ -222,6 +284,8 @@ class SubmissionCreateSerializer(serializers.Serializer):
             message = str(exc)
             raise serializers.ValidationError({"entry" if message.startswith("entry:") else field: message}
                                               ) from None
+        if not attrs.get("language"):
+            attrs["language"] = infer_language(attrs["files"].files, attrs["files"].entry)
         return attrs
 
 
@@ -242,6 +306,9 @@ class AgentSubmissionCreateSerializer(serializers.Serializer):
     file = serializers.FileField(help_text="the bundle: a zip or tar.gz archive")
     hardware = serializers.ListField(child=serializers.SlugField(), min_length=1,
                                      help_text="slugs of the hardware to evaluate every solution on")
+    mode = serializers.ChoiceField(choices=modes.MODES, default=modes.RANKED, help_text=(
+        "every solution's: ranked (the default) counts on the agent board; a test or benchmark upload "
+        "runs the visible workloads only, is private and never ranked"))
 
     def validate_hardware(self, slugs: list[str]) -> list[Hardware]:
         return active_hardware(slugs)
@@ -258,15 +325,39 @@ class AgentSubmissionCreateSerializer(serializers.Serializer):
             raise serializers.ValidationError(str(exc)) from None
 
 
+class CheckedSolutionSerializer(serializers.Serializer):
+    name = serializers.CharField(help_text="as the bundle names it")
+    problem = serializers.CharField(help_text="the problem it is for")
+    language = serializers.CharField(help_text="as the server infers it")
+    entry = serializers.CharField()
+    files = serializers.IntegerField()
+    syntax_errors = serializers.ListField(child=serializers.CharField(),
+                                          help_text="path:line: message of each Python source that does "
+                                                    "not compile")
+
+
+class BundleCheckSerializer(serializers.Serializer):
+    """A dry run's answer: nothing was stored or evaluated."""
+
+    valid = serializers.BooleanField(help_text="an upload would be taken and every Python source compiles")
+    name = serializers.CharField()
+    version = serializers.CharField()
+    model = serializers.CharField()
+    solutions = CheckedSolutionSerializer(many=True)
+    errors = serializers.ListField(child=serializers.CharField())
+
+
 AGENT_STATUSES = [agent_suites.QUEUED, agent_suites.RUNNING, agent_suites.DONE]
 
 
 class SuiteSerializer(serializers.Serializer):
     hardware = serializers.CharField()
     status = serializers.ChoiceField(choices=AGENT_STATUSES)
-    score = serializers.FloatField(help_text="mean over the bundle's problems; unscored ones count 0")
-    problems = serializers.IntegerField(help_text="problems in the bundle")
-    scored = serializers.IntegerField(help_text="problems with a valid score on this hardware")
+    score = serializers.FloatField(help_text="the suite score: mean over every current problem of the suite, "
+                                             "a problem left out, failed or unfinished counting 0")
+    problems = serializers.IntegerField(help_text="problems in the suite (every current problem)")
+    scored = serializers.IntegerField(help_text="problems with a valid score on this hardware (some "
+                                                "workload passed; not a reward hack)")
 
 
 class AgentSolutionSerializer(serializers.ModelSerializer):
@@ -290,7 +381,7 @@ class AgentSubmissionSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = AgentSubmission
-        fields = ["id", "name", "version", "model", "description", "budget_usd", "cost_usd", "tokens",
+        fields = ["id", "name", "version", "model", "mode", "description", "budget_usd", "cost_usd", "tokens",
                   "wall_seconds", "created", "status", "suites", "submissions"]
 
     @extend_schema_field(serializers.ChoiceField(choices=AGENT_STATUSES))
@@ -305,8 +396,16 @@ class AgentSubmissionSerializer(serializers.ModelSerializer):
 class AgentSubmissionDetailSerializer(AgentSubmissionSerializer):
     """Only ever given to the owner or an admin, so the logs are in."""
 
+    missing_problems = serializers.SerializerMethodField()
+
     class Meta(AgentSubmissionSerializer.Meta):
-        fields = [*AgentSubmissionSerializer.Meta.fields, "logs"]
+        fields = [*AgentSubmissionSerializer.Meta.fields, "missing_problems", "logs"]
+
+    @extend_schema_field(serializers.ListField(child=serializers.CharField()))
+    def get_missing_problems(self, agent: AgentSubmission) -> list[str]:
+        """The suite's current problems the bundle has no solution for: each counts 0 in the suite
+        score."""
+        return agent_suites.missing_problems(agent)
 
 
 class AgentBoardEntrySerializer(serializers.Serializer):

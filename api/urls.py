@@ -5,7 +5,7 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework.routers import DefaultRouter
 
-from . import boards, traces, views
+from . import boards, compare, traces, views
 
 # Swagger UI: drf-spectacular's page starts it with an inline script and loads it from its CDN.
 SWAGGER_CDN = "https://cdn.jsdelivr.net"
@@ -23,6 +23,7 @@ router.register("agent-submissions", views.AgentSubmissionViewSet, basename="age
 urlpatterns = [
     path("", include(router.urls)),
     path("leaderboards/agents/", views.AgentBoardView.as_view(), name="agent-leaderboard"),
+    path("compare/", compare.CompareView.as_view(), name="compare"),
     path("evaluations/<int:pk>/trace/", traces.EvaluationTraceView.as_view(), name="evaluation-trace"),
     path("leaderboards/categories/<slug:category>/<slug:hardware>/", boards.CategoryBoardView.as_view(),
          name="category-leaderboard"),

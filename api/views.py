@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.db.models import Prefetch, QuerySet
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import mixins, permissions, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import NotFound, Throttled, ValidationError
-from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.parsers import JSONParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -30,6 +32,7 @@ from .serializers import (
     AgentSubmissionCreateSerializer,
     AgentSubmissionDetailSerializer,
     AgentSubmissionSerializer,
+    BundleCheckSerializer,
     HardwareSerializer,
     LeaderboardSerializer,
     ProblemDetailSerializer,
@@ -38,6 +41,8 @@ from .serializers import (
     SubmissionDetailSerializer,
     SubmissionSerializer,
     SubmissionSourceSerializer,
+    SubmissionSourcesSerializer,
+    SubmissionUploadSerializer,
 )
 
 LIMIT_REACHED = OpenApiResponse(description="the daily submission quota of a problem, or the evaluations "
@@ -86,7 +91,8 @@ class SubmissionViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.R
     sources of published submissions and of problems whose solutions are revealed."""
 
     permission_classes = [permissions.IsAuthenticated]
-    parser_classes = [JSONParser, MultiPartParser, FormParser]
+    # JSON sources, or one uploaded file; no url-encoded form, which can carry neither.
+    parser_classes = [JSONParser, MultiPartParser]
     lookup_value_regex = "[0-9]+"
 
     def get_queryset(self) -> QuerySet[Submission]:
@@ -105,9 +111,15 @@ class SubmissionViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.R
 
     def get_serializer_class(self) -> type:
         return {"list": SubmissionSerializer, "create": SubmissionCreateSerializer,
+                "upload": SubmissionCreateSerializer,
                 "source": SubmissionSourceSerializer}.get(self.action, SubmissionDetailSerializer)
 
-    @extend_schema(responses={201: SubmissionDetailSerializer,
+    # The JSON body and the file upload are two operations, each with its one request body: a
+    # client generated from the schema gets a function for each (one operation offering both
+    # trips openapi-python-client, which then emits code that does not import). `create` still
+    # reads a multipart upload as well, for the clients that send one there.
+    @extend_schema(request={"application/json": SubmissionSourcesSerializer},
+                   responses={201: SubmissionDetailSerializer,
                               413: OpenApiResponse(description="sources over the size limit"),
                               429: LIMIT_REACHED})
     def create(self, request: Request, *args: object, **kwargs: object) -> Response:
@@ -116,15 +128,26 @@ class SubmissionViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.R
         data = serializer.validated_data
         try:
             submission = services.create_submission(request.user, data["problem"], data["files"],
-                                                    data["language"], data["hardware"])
+                                                    data["language"], data["hardware"], mode=data["mode"])
         except services.UnsupportedLanguage as exc:
             raise ValidationError({"language": [str(exc)]}) from None
+        except services.NoWorkerOnline as exc:
+            raise ValidationError({"hardware": [str(exc)]}) from None
         except services.SubmittingTooFast as exc:
             raise Throttled(wait=exc.retry_after) from None  # DRF's message and Retry-After, as before
         except services.QuotaExceeded as exc:
             raise QuotaExceededError(str(exc)) from None
         created = self.get_queryset().get(pk=submission.pk)
         return Response(SubmissionDetailSerializer(created).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(request={"multipart/form-data": SubmissionUploadSerializer},
+                   responses={201: SubmissionDetailSerializer,
+                              413: OpenApiResponse(description="the file is over the size limit"),
+                              429: LIMIT_REACHED})
+    @action(detail=False, methods=["post"], parser_classes=[MultiPartParser])
+    def upload(self, request: Request) -> Response:
+        """A submission as one uploaded file (a .py solution or a solution.json)."""
+        return self.create(request)
 
     @extend_schema(request=None, responses={200: SubmissionDetailSerializer,
                                             409: OpenApiResponse(description="nothing left queued")})
@@ -194,7 +217,7 @@ class AgentSubmissionViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mix
     """The caller's own agent submissions (an admin may open anyone's; others get 404)."""
 
     permission_classes = [permissions.IsAuthenticated]
-    parser_classes = [MultiPartParser, FormParser]
+    parser_classes = [MultiPartParser]  # the bundle is a file
 
     def get_queryset(self) -> QuerySet[AgentSubmission]:
         if getattr(self, "swagger_fake_view", False):  # drf-spectacular inspecting, no user
@@ -208,7 +231,11 @@ class AgentSubmissionViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mix
         return {"list": AgentSubmissionSerializer, "create": AgentSubmissionCreateSerializer}.get(
             self.action, AgentSubmissionDetailSerializer)
 
-    @extend_schema(responses={201: AgentSubmissionDetailSerializer,
+    @extend_schema(parameters=[OpenApiParameter(
+                       "validate", bool, description="a dry run: check the bundle (manifest, problems, "
+                       "languages, hardware, Python syntax) and answer 200 with what an upload would do, "
+                       "storing and evaluating nothing")],
+                   responses={201: AgentSubmissionDetailSerializer, 200: BundleCheckSerializer,
                               400: OpenApiResponse(description="a bad bundle or an unknown problem"),
                               413: OpenApiResponse(description="the archive is over the size limit"),
                               429: LIMIT_REACHED})
@@ -216,16 +243,36 @@ class AgentSubmissionViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mix
         serializer = self.get_serializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
+        dry_run = _flag(request, "validate")
         try:
-            agent = services.create_agent_submission(request.user, data["file"], data["hardware"])
+            if dry_run:
+                checked = services.check_agent_bundle(data["file"], data["hardware"])
+                return Response(BundleCheckSerializer(_bundle_check(data["file"], checked)).data)
+            agent = services.create_agent_submission(request.user, data["file"], data["hardware"],
+                                                     mode=data["mode"])
         except (services.BundleProblemsError, services.UnsupportedLanguage) as exc:
             raise ValidationError({"file": [str(exc)]}) from None
+        except services.NoWorkerOnline as exc:
+            raise ValidationError({"hardware": [str(exc)]}) from None
         except services.SubmittingTooFast as exc:
             raise Throttled(wait=exc.retry_after) from None  # DRF's message and Retry-After, as before
         except services.QuotaExceeded as exc:
             raise QuotaExceededError(str(exc)) from None
         created = self.get_queryset().get(pk=agent.pk)
         return Response(AgentSubmissionDetailSerializer(created).data, status=status.HTTP_201_CREATED)
+
+
+def _flag(request: Request, name: str) -> bool:
+    value = request.query_params.get(name, "").lower()
+    if value not in ("", "0", "1", "true", "false"):
+        raise ValidationError({name: [f"1 or 0 (true or false), not {value!r}"]})
+    return value in ("1", "true")
+
+
+def _bundle_check(bundle: Any, checked: list[services.CheckedSolution]) -> dict[str, Any]:
+    errors = [f"{c.name}: {error}" for c in checked for error in c.syntax_errors]
+    return {"valid": not errors, "name": bundle.manifest.name, "version": bundle.manifest.version,
+            "model": bundle.manifest.model, "solutions": checked, "errors": errors}
 
 
 class AgentBoardView(APIView):

@@ -105,6 +105,10 @@ class SolutionFiles:
         return cls(files, "solution.json")
 
 
+# The harness's options for a run that checks correctness and times nothing (the `test` mode).
+UNTIMED: dict[str, bool] = {"time_solution": False, "time_reference": False, "time_baseline": False}
+
+
 def write_job(
     job_dir: Path,
     problem: Problem,

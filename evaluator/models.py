@@ -64,6 +64,9 @@ class Evaluation(models.Model):
         return f"evaluation #{self.pk} ({self.state})"
 
 
+EVALUATION_STATES = Evaluation.STATES  # the API schema's name for them (settings.SPECTACULAR_SETTINGS)
+
+
 class WorkloadResult(models.Model):
     evaluation = models.ForeignKey(Evaluation, on_delete=models.CASCADE, related_name="results")
     workload = models.ForeignKey("leaderboard.Workload", on_delete=models.PROTECT, related_name="+")
@@ -81,3 +84,21 @@ class WorkloadResult(models.Model):
         ordering = ["evaluation", "workload__position"]
         constraints = [models.UniqueConstraint(fields=["evaluation", "workload"],
                                                name="one_result_per_workload")]
+
+
+class WorkerHeartbeat(models.Model):
+    """A worker serving a hardware's queue, as it last said so (evaluator/workers.py): written when
+    it is ready and every SOLARENA_WORKER_HEARTBEAT_SECONDS after, removed when it shuts down."""
+
+    worker = models.CharField(max_length=200, help_text="the Celery node name and process id")
+    hardware = models.ForeignKey("leaderboard.Hardware", on_delete=models.CASCADE, related_name="+")
+    started = models.DateTimeField()
+    last_seen = models.DateTimeField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["worker", "hardware"],
+                                               name="one_beat_per_worker_queue")]
+        indexes = [models.Index(fields=["hardware", "last_seen"], name="heartbeats_by_hardware")]
+
+    def __str__(self) -> str:
+        return f"{self.worker} on {self.hardware_id}"

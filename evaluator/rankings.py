@@ -15,6 +15,7 @@ from django.db.models import F, Max, Q, QuerySet, Window
 
 from leaderboard.models import LeaderboardEntry, ScoreRecord
 
+from . import modes
 from .models import Evaluation
 
 VALID = Q(reward_hack=False, score__gt=0)
@@ -28,10 +29,12 @@ def is_valid(evaluation: Evaluation) -> bool:
 
 
 def update_entry(evaluation: Evaluation) -> LeaderboardEntry:
-    """Fold a freshly scored evaluation into its owner's entry, and into its board's score records
-    when it is valid and no earlier record scored higher. Call inside the ingesting transaction,
-    with the owner's rows serialized (see evaluator.services.ingest)."""
+    """Fold a freshly scored ranked evaluation into its owner's entry, and into its board's score
+    records when it is valid and no earlier record scored higher. Call inside the ingesting
+    transaction, with the owner's rows serialized (see evaluator.services.ingest)."""
     submission = evaluation.submission
+    if not modes.is_ranked(submission.mode):
+        raise ValueError(f"evaluation #{evaluation.pk} is a {submission.mode} run: it is never ranked")
     key = {"problem_id": submission.problem_id, "hardware_id": evaluation.hardware_id,
            "user_id": submission.owner_id}
     count = _scored(**key).count()
@@ -99,7 +102,8 @@ def rebuild_records(problem_id: int, hardware_id: int) -> None:
 def rebuild_all_records() -> int:
     """Every board's records made again (after rows were written around the ORM: benchmarks'
     seeding); how many boards have any."""
-    valid = Evaluation.objects.filter(VALID, state=Evaluation.SCORED, finished_at__isnull=False)
+    valid = Evaluation.objects.filter(VALID, state=Evaluation.SCORED, finished_at__isnull=False,
+                                      submission__mode=modes.RANKED)
     boards = list(valid.order_by().values_list("submission__problem_id", "hardware_id").distinct())
     for problem_id, hardware_id in boards:
         rebuild_records(problem_id, hardware_id)
@@ -110,16 +114,19 @@ def leading(problem_id: int, hardware_id: int) -> list[tuple[int, datetime, floa
     """The board's valid evaluations that equal or beat every earlier one (by finish, then id), in
     that order: (id, finished_at, score)."""
     valid = Evaluation.objects.filter(VALID, submission__problem_id=problem_id, hardware_id=hardware_id,
-                                      state=Evaluation.SCORED, finished_at__isnull=False)
+                                      state=Evaluation.SCORED, finished_at__isnull=False,
+                                      submission__mode=modes.RANKED)
     best = Window(Max("score"), order_by=[F("finished_at").asc(), F("pk").asc()])
     return list(valid.annotate(best=best).filter(score__gte=F("best")).order_by("finished_at", "pk")
                 .values_list("pk", "finished_at", "score"))
 
 
 def _scored(problem_id: int, hardware_id: int, user_id: int) -> QuerySet[Evaluation]:
-    """A user's scored evaluations on one board, reward hacks included (they count as submissions)."""
+    """A user's scored ranked evaluations on one board, reward hacks included (they count as
+    submissions); test and benchmark runs are never on a board (evaluator/modes.py)."""
     return Evaluation.objects.filter(state=Evaluation.SCORED, hardware_id=hardware_id,
-                                     submission__problem_id=problem_id, submission__owner_id=user_id)
+                                     submission__problem_id=problem_id, submission__owner_id=user_id,
+                                     submission__mode=modes.RANKED)
 
 
 def _better(score: float, submitted_at: datetime, entry: LeaderboardEntry) -> bool:

@@ -24,21 +24,22 @@ from evaluator.harness import status
 from evaluator.rankings import recompute_entry, update_entry
 from leaderboard.models import Workload
 
+from . import modes
 from .models import Evaluation, WorkloadResult, public_environment
 
 log = logging.getLogger(__name__)
 TASK = "evaluator.tasks.evaluate"
 
 
-def send(evaluation_id: int, queue: str) -> None:
+def send(evaluation_id: int, queue: str, priority: int | None = None) -> None:
     """The one place a message leaves for the broker."""
     from .tasks import evaluate  # the task module imports this one
 
-    evaluate.apply_async(args=[evaluation_id], queue=queue)
+    evaluate.apply_async(args=[evaluation_id], queue=queue, priority=priority)
 
 
 def enqueue(evaluation: Evaluation) -> None:
-    send(evaluation.pk, evaluation.hardware.queue)
+    send(evaluation.pk, evaluation.hardware.queue, modes.priority(evaluation.submission.mode))
     Evaluation.objects.filter(pk=evaluation.pk).update(enqueued_at=timezone.now())
 
 
@@ -91,8 +92,10 @@ def ingest(evaluation_id: int, worker: str, report: Mapping[str, Any]) -> bool:
                 raise ValueError(f"the report names workload {row['uuid']!r}, which the problem lacks")
             rows.append(_result(evaluation, workload, row))
         WorkloadResult.objects.bulk_create(rows)
+        mode = evaluation.submission.mode
         evaluation.state = Evaluation.SCORED
-        evaluation.score = float(report["aggregates"]["score"])
+        # A test run times nothing: its verdicts are its result, it has no score.
+        evaluation.score = float(report["aggregates"]["score"]) if modes.timed(mode) else None
         evaluation.aggregates = dict(report["aggregates"])
         evaluation.environment = public_environment(report.get("environment"))
         hacks = [row for row in report["workloads"] if row["status"] == status.REWARD_HACK]
@@ -105,7 +108,8 @@ def ingest(evaluation_id: int, worker: str, report: Mapping[str, Any]) -> bool:
         evaluation.lease_until = None
         evaluation.save()
         _serialize_owner(evaluation.submission.owner_id)
-        update_entry(evaluation)
+        if modes.is_ranked(mode):  # the other modes are never on a board
+            update_entry(evaluation)
     return True
 
 
@@ -224,13 +228,14 @@ def dispatch_stale(now: datetime | None = None) -> int:
     cutoff = now - timedelta(seconds=settings.DISPATCH_RESEND_SECONDS)
     stale = Q(enqueued_at__isnull=True) | Q(enqueued_at__lt=cutoff)
     sent = 0
-    for evaluation in Evaluation.objects.filter(stale, state=Evaluation.QUEUED).select_related("hardware"):
+    for evaluation in (Evaluation.objects.filter(stale, state=Evaluation.QUEUED)
+                       .select_related("hardware", "submission")):
         # Conditional, so two sweepers running at once send each evaluation once.
         if Evaluation.objects.filter(stale, pk=evaluation.pk, state=Evaluation.QUEUED).update(
                 enqueued_at=now) != 1:
             continue
         try:
-            send(evaluation.pk, evaluation.hardware.queue)
+            send(evaluation.pk, evaluation.hardware.queue, modes.priority(evaluation.submission.mode))
         except Exception:
             log.exception("could not send evaluation #%d; it stays queued", evaluation.pk)
             Evaluation.objects.filter(pk=evaluation.pk).update(enqueued_at=None)

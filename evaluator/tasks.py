@@ -9,25 +9,26 @@ import os
 import secrets
 import socket
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
 from celery import Task
-from celery.signals import worker_init
+from celery.signals import worker_init, worker_ready, worker_shutdown
 from django.conf import settings
 from django.db import InterfaceError, OperationalError, connection
 
 import sandbox
-from evaluator.jobs import SolutionFiles, write_job
+from evaluator.jobs import UNTIMED, SolutionFiles, write_job
 from evaluator.scoring.hardware import get_hardware
 from evaluator.scoring.report import build_report
 from evaluator.supervise import SuperviseOptions, run_harness
 from leaderboard.problems import harness_problem, stored_flops_by_uuid, workloads_for
 from solarena.celery import app
 
-from . import services
+from . import modes, services, workers
 from .hidden_results import stored_progress
 from .models import Evaluation
 
@@ -48,6 +49,43 @@ def sandbox_refusal() -> str | None:
     if backend.name == "none" and not settings.SOLARENA_TRUSTED_WORKER:
         return UNSANDBOXED
     return None
+
+
+@worker_ready.connect
+def start_heartbeats(sender: Any = None, **_: Any) -> None:
+    """Say which hardware this worker serves (evaluator/workers.py), now and every beat after."""
+    consume_from = getattr(getattr(app.amqp, "queues", None), "consume_from", None) or {}
+    slugs = [name.removeprefix(QUEUE_PREFIX) for name in consume_from if name.startswith(QUEUE_PREFIX)]
+    if not slugs:
+        return
+    name = f"{getattr(sender, 'hostname', None) or socket.gethostname()}/{os.getpid()}"
+    _heartbeat["name"] = name
+    threading.Thread(target=_beat_forever, args=(name, slugs), name="solarena-heartbeat", daemon=True).start()
+
+
+@worker_shutdown.connect
+def stop_heartbeats(**_: Any) -> None:
+    name = _heartbeat.pop("name", None)
+    if name:
+        try:
+            workers.stop(name)
+        except UNREACHABLE:
+            log.warning("could not remove the heartbeat of %s: the database is unreachable", name)
+
+
+_heartbeat: dict[str, str] = {}
+QUEUE_PREFIX = "hw."
+
+
+def _beat_forever(name: str, slugs: list[str]) -> None:
+    while name == _heartbeat.get("name"):
+        try:
+            workers.beat(name, slugs)
+        except UNREACHABLE:  # the next beat tries again; the worker itself carries on
+            log.warning("heartbeat of %s not written: the database is unreachable", name)
+        finally:
+            connection.close()  # this thread's own connection
+        time.sleep(settings.SOLARENA_WORKER_HEARTBEAT_SECONDS)
 
 
 @worker_init.connect
@@ -117,7 +155,7 @@ def measure(evaluation: Evaluation, worker: str) -> dict[str, Any]:
     hardware, submission = evaluation.hardware, evaluation.submission
     cpu = hardware.slug == "cpu"
     problem = harness_problem(submission.problem)
-    workloads = workloads_for(submission.problem, smoke=cpu)
+    workloads = workloads_for(submission.problem, smoke=cpu, hidden=modes.runs_hidden(submission.mode))
     flops = stored_flops_by_uuid(submission.problem)  # read now: the database may be away later
     solution = SolutionFiles(dict(submission.sources), submission.entry)
 
@@ -147,12 +185,17 @@ def measure(evaluation: Evaluation, worker: str) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix=f"solarena-eval-{evaluation.pk}-") as tmp:
         job_dir = Path(tmp) / "job"
         write_job(job_dir, problem, solution, workloads, seed=evaluation.seed,
-                  device="cpu" if cpu else "cuda")
+                  device="cpu" if cpu else "cuda", options=mode_options(submission.mode))
         # The outcome's log is the solution's stderr and may quote hidden shapes: it is not logged.
         outcome = run_harness(job_dir, [w.uuid for w in workloads],
                               supervise_options(cpu), progress=on_progress)
     return build_report(problem.definition, workloads, outcome, get_hardware(hardware.slug),
                         hardware.calibrated or None, flops)
+
+
+def mode_options(mode: str) -> dict[str, Any]:
+    """The harness's options for a mode: a test run checks correctness and times nothing."""
+    return {} if modes.timed(mode) else dict(UNTIMED)
 
 
 def supervise_options(cpu: bool) -> SuperviseOptions:

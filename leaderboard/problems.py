@@ -40,11 +40,13 @@ def harness_problem(problem: Problem) -> spec.Problem:
     )
 
 
-def workloads_for(problem: Problem, *, smoke: bool) -> list[spec.Workload]:
+def workloads_for(problem: Problem, *, smoke: bool, hidden: bool = True) -> list[spec.Workload]:
     """Every workload an evaluation runs: smoke-sized ones on the CPU, full-size ones on GPUs;
-    visible first, then hidden."""
+    visible first, then hidden (none with hidden=False: the modes that never touch them)."""
     definition = definition_of(problem)
     rows = problem.workloads.filter(smoke=smoke).order_by("position")
+    if not hidden:
+        rows = rows.filter(visibility=Workload.VISIBLE)
     ordered = [w for w in rows if w.visibility == Workload.VISIBLE] + [
         w for w in rows if w.visibility == Workload.HIDDEN
     ]

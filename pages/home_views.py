@@ -11,6 +11,7 @@ from django.shortcuts import render
 from django.template.loader import render_to_string
 from django.urls import reverse
 
+from evaluator import modes
 from evaluator.models import Evaluation
 from leaderboard import boards
 from leaderboard.models import Category
@@ -46,7 +47,7 @@ def _content(task_type: str | None) -> dict[str, Any]:
         for category in overview.categories]
     # newest first along the evaluations_by_finish index (every scored evaluation has finished_at)
     recent = list(Evaluation.objects.filter(state=Evaluation.SCORED, reward_hack=False,
-                                            finished_at__isnull=False)
+                                            finished_at__isnull=False, submission__mode=modes.RANKED)
                   .select_related("submission__problem", "submission__owner", "hardware")
                   .only("score", "finished_at", "hardware__slug", "submission__problem__name",
                         "submission__problem__slug", "submission__problem__version",

@@ -22,6 +22,7 @@ from django.db.models import (
 )
 from django.db.models.functions import Coalesce
 
+from evaluator import modes
 from evaluator.models import Evaluation
 from evaluator.scoring import sol
 from evaluator.scoring.hardware import BANDWIDTH_KEY, COMPUTE_CLASSES, HARDWARE, HardwareSpec
@@ -82,10 +83,12 @@ def default_hardware(hardware: list[Hardware]) -> Hardware | None:
 
 def score_history(problem: Problem, hardware: Hardware) -> list[charts.Record]:
     """Every time the board's best valid score went up, oldest first: from the board's kept records
-    (leaderboard.models.ScoreRecord, a few rows), not from every evaluation of the board; each read
-    with its evaluation as it is now, so one that stopped counting is left out at once."""
+    (leaderboard.models.ScoreRecord, a few rows, ranked runs only), not from every evaluation of the
+    board; each read with its evaluation as it is now, so one that stopped counting is left out at
+    once."""
     counting = {"evaluation__state": Evaluation.SCORED, "evaluation__reward_hack": False,
-                "evaluation__score__gt": 0, "evaluation__finished_at__isnull": False}
+                "evaluation__score__gt": 0, "evaluation__finished_at__isnull": False,
+                "evaluation__submission__mode": modes.RANKED}
     kept = (ScoreRecord.objects.filter(problem=problem, hardware=hardware, **counting)
             .order_by("evaluation__finished_at", "evaluation")
             .values_list("evaluation__finished_at", "evaluation__score",
@@ -170,11 +173,13 @@ def entries_of(user: AbstractBaseUser) -> list[LeaderboardEntry]:
 
 
 def submissions_of(user: AbstractBaseUser) -> QuerySet[Submission]:
-    """The user's submissions, newest first, with their evaluations (prefetched by hardware); not
-    their sources, problem definitions, agent logs or reports."""
+    """The user's ranked submissions (test and benchmark runs are private), newest first, with their
+    evaluations (prefetched by hardware); not their sources, problem definitions, agent logs or
+    reports."""
     evaluations = (Evaluation.objects.select_related("hardware").order_by("hardware__slug")
                    .only("submission", "hardware__slug", "state", "score", "reward_hack"))
-    return (Submission.objects.filter(owner=user).select_related("problem", "agent_submission")
+    return (Submission.objects.filter(owner=user, mode=modes.RANKED)
+            .select_related("problem", "agent_submission")
             .only("owner", "language", "created", "problem__name", "problem__version",
                   "agent_submission__name")
             .prefetch_related(Prefetch("evaluations", queryset=evaluations)).order_by("-created", "-pk"))
@@ -182,7 +187,7 @@ def submissions_of(user: AbstractBaseUser) -> QuerySet[Submission]:
 
 def agents_of(user: AbstractBaseUser) -> list[dict[str, Any]]:
     """The names the user's agents were uploaded under, with upload counts and the last upload."""
-    return list(AgentSubmission.objects.filter(owner=user).values("name")
+    return list(AgentSubmission.objects.filter(owner=user, mode=modes.RANKED).values("name")
                 .annotate(uploads=Count("pk"), last=Max("created")).order_by("-last", "name"))
 
 
@@ -209,7 +214,8 @@ def agent_uploads(owner: AbstractBaseUser, name: str,
     """Every upload of one agent (owner and name), newest first, with its status and suites per
     hardware (suites.summaries: counted by the database, as an agent with 50 uploads has hundreds
     of solutions) and whether `viewer` may read every source of it (its logs can quote them)."""
-    agents = list(suites.with_suite_size(AgentSubmission.objects.filter(owner=owner, name=name))
+    agents = list(suites.with_suite_size(AgentSubmission.objects.filter(owner=owner, name=name,
+                                                                          mode=modes.RANKED))
                   .annotate(solutions=Count("submissions"),
                             viewable=Count("submissions", filter=viewable_sources(viewer, "submissions__")))
                   .order_by("-created", "-pk"))

@@ -16,13 +16,15 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
+from rich.text import Text
 
 import sandbox
 from evaluator import traces
 from evaluator.harness.hidden import draw_hidden, load_hidden_file
 from evaluator.harness.importer import find_problem_dirs
 from evaluator.harness.problem import Problem, ProblemError, Workload, load_problem
-from evaluator.jobs import SolutionError, SolutionFiles, write_job
+from evaluator.jobs import UNTIMED, SolutionError, SolutionFiles, write_job
+from evaluator.scoring import numbers
 from evaluator.scoring.hardware import HARDWARE, HardwareSpec, get_hardware
 from evaluator.scoring.report import build_report
 from evaluator.supervise import SuperviseOptions, run_harness
@@ -69,6 +71,10 @@ def build_parser() -> argparse.ArgumentParser:
                     help=f"auto (detect), or one of: {', '.join(HARDWARE)} (cpu: Triton interpreter)")
     ev.add_argument("--workloads", choices=("smoke", "visible", "all"), default=None,
                     help="smoke: small visible+hidden (default on cpu); visible; all: visible+hidden")
+    ev.add_argument("--mode", choices=("ranked", "test", "benchmark"), default="ranked",
+                    help="as on the server: test checks correctness on the visible workloads and times "
+                         "nothing; benchmark times the visible workloads; ranked (default) runs the "
+                         "selection of --workloads")
     ev.add_argument("--json", action="store_true", help="print one JSON document (docs/result-format.md)")
     ev.add_argument("--trace-out", type=Path, metavar="FILE",
                     help="also write SOL-ExecBench traces there, one JSON object per workload a line")
@@ -136,8 +142,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
     selection = args.workloads or ("smoke" if cpu else "all")
     secret = args.secret or os.environ.get("SOLARENA_HIDDEN_SECRET") or DEFAULT_SECRET
     workloads = select_workloads(problem, selection, secret, args.hidden_file)
+    if args.mode != "ranked":  # the private modes never touch hidden workloads
+        workloads = [w for w in workloads if w.visibility == "visible"]
     seed = args.seed if args.seed is not None else secrets.randbits(48)
-    options: dict[str, Any] = {}
+    options: dict[str, Any] = dict(UNTIMED) if args.mode == "test" else {}
     if args.correctness_rounds is not None:
         if args.correctness_rounds < 1:
             raise UsageError("--correctness-rounds must be at least 1")
@@ -148,7 +156,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         options["timing"] = {"budget_seconds": args.timing_budget}
     supervise = SuperviseOptions(workload_seconds=args.workload_timeout, total_seconds=args.timeout,
                                  cpu_interpreter=cpu, backend=args.sandbox)
-    console = Console(stderr=True)
+    console = Console(stderr=True, markup=False)
     with tempfile.TemporaryDirectory(prefix="solarena-job-") as tmp:
         job_dir = Path(tmp) / "job"
         write_job(job_dir, problem, solution, workloads, seed=seed, device="cpu" if cpu else "cuda",
@@ -157,11 +165,13 @@ def cmd_eval(args: argparse.Namespace) -> int:
     report = build_report(problem.definition, workloads, outcome, hardware)
     report["solution"] = str(args.solution)
     report["seed"] = seed
+    report["mode"] = args.mode
     report["workload_selection"] = selection
     if args.json:
         print(json.dumps(report, indent=2, allow_nan=False))
     else:
-        print_report(report, Console() if sys.stdout.isatty() else Console(width=140))
+        width = None if sys.stdout.isatty() else 140
+        print_report(report, Console(width=width, markup=False))
     if args.trace_out is not None:  # after the report, which a failed write must not lose
         write_traces(args.trace_out, report, workloads, solution, args.solution, hardware)
     return 0
@@ -290,39 +300,47 @@ def _run_with_progress(job_dir: Path, workloads: list[Workload], options: Superv
         return run_harness(job_dir, uuids, options, progress=on_event)
 
 
+def _roof(line: dict[str, Any] | None) -> str:
+    """The share of the roof reached and which roof: "41% mem", "88% comp"; the roof alone
+    without a kernel time."""
+    if not line:
+        return "-"
+    roof = "mem" if line["bound"] == "memory" else "comp"
+    share = line.get("share_of_roof")
+    return roof if share is None else f"{share:.0%} {roof}"
+
+
 def print_report(report: dict[str, Any], console: Console) -> None:
     table = Table(title=f"{report['problem']} on {report['hardware']}")
-    for column in ("workload", "vis", "axes", "status", "ms", "ref ms", "base ms", "SOL ms", "score"):
-        table.add_column(column, overflow="fold", justify="right" if "ms" in column else "left")
+    numeric = ("time", "reference", "baseline", "SOL", "roof", "score")
+    for column in ("workload", "vis", "axes", "status", *numeric):
+        table.add_column(column, overflow="fold", justify="right" if column in numeric else "left")
     notes = []
     for row in report["workloads"]:
-        style = "green" if row["status"] == "PASSED" else "red"
-        uuid = row["uuid"][:22]
-        table.add_row(uuid, row["visibility"][:3], ",".join(str(v) for v in row["axes"].values()),
-                      f"[{style}]{row['status']}[/{style}]", _ms(row["latency_ms"]),
-                      _ms(row["reference_latency_ms"]), _ms(row["baseline_latency_ms"]),
-                      _ms(row["sol_ms"]), f"{row['score']:.3f}")
+        status = Text(row["status"], style="green" if row["status"] == "PASSED" else "red")
+        table.add_row(row["uuid"], row["visibility"][:3], ",".join(str(v) for v in row["axes"].values()),
+                      status, _ms(row["latency_ms"]), _ms(row["reference_latency_ms"]),
+                      _ms(row["baseline_latency_ms"]), _ms(row["sol_ms"]), _roof(row.get("roofline")),
+                      numbers.significant(row["score"]))
         if row["message"]:
-            notes.append(f"{uuid}: {row['message']}")
+            notes.append(f"{row['uuid']}: {row['message']}")
     console.print(table)
     console.print("axes: " + ", ".join(report["workloads"][0]["axes"]) if report["workloads"] else "")
     for note in notes:
         console.print(note, highlight=False)
     agg = report["aggregates"]
-    parts = [f"score {agg['score']:.3f}"]
+    parts = [f"score {numbers.significant(agg['score'])}"]
     for key, label in (("visible_score", "visible"), ("hidden_score", "hidden"),
                        ("generalization_gap", "gap"), ("geomean_speedup", "geomean speedup")):
         if agg.get(key) is not None:
-            parts.append(f"{label} {agg[key]:.3f}")
+            parts.append(f"{label} {numbers.significant(agg[key])}")
     console.print("  ".join(parts))
     if report.get("solution_error"):
-        console.print(f"[red]solution failed to load:[/red] {report['solution_error']}")
+        console.print(Text.assemble(("solution failed to load:", "red"), f" {report['solution_error']}"))
 
 
 def _ms(value: float | None) -> str:
-    if value is None:
-        return "-"
-    return f"{value:.4g}" if value < 1000 else f"{value:.0f}"
+    return numbers.duration(value)
 
 
 if __name__ == "__main__":

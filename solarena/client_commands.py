@@ -19,13 +19,15 @@ from urllib.parse import quote
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
-from evaluator.toolchains import infer_language
+from evaluator.scoring import numbers
 
 from .client import (
     DEFAULT_SERVER,
     EXIT_FAILED,
     EXIT_OK,
+    EXIT_USAGE,
     BadRequest,
     Client,
     WaitFailed,
@@ -36,16 +38,18 @@ from .client import (
 )
 
 EXIT_CODES_HELP = """\
-exit codes of the server commands (login, problems, show, submit, status, cancel, publish, unpublish,
-leaderboard, submit-agent):
+exit codes of the server commands (login, problems, show, submit, test, benchmark, status, cancel,
+publish, unpublish, leaderboard, compare, submit-agent, agents, agent-submissions):
   0  success
-  2  bad arguments or files, or the server refused the request (its message is shown)
+  2  bad arguments or files, or the server refused the request (its message is shown); with
+     submit-agent --check, a bundle an upload would refuse or with Python that does not compile
   3  not logged in, or the server answered 401/403 (log in with `solarena login`)
   4  the server cannot be reached, or it failed (5xx)
   5  --wait: an evaluation failed on the platform, or --timeout passed before all finished
 """
 TERMINAL = ("scored", "failed", "cancelled")
 LANGUAGES = ("python", "triton", "cuda")
+MODES = ("ranked", "test", "benchmark")
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -71,14 +75,15 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     show.add_argument("problem", help="the problem's slug or name")
 
     submit = add("submit", cmd_submit, "submit a solution (.py or solution.json) for evaluation")
-    submit.add_argument("file", type=Path, help="a .py solution or a solution.json")
-    submit.add_argument("--problem", required=True, help="the problem's slug or name")
-    submit.add_argument("--hardware", action="append", required=True,
-                        help="hardware slug to evaluate on (repeat for several)")
-    submit.add_argument("--language", choices=LANGUAGES, default=None,
-                        help="default: from the file (solution.json's spec.language; triton when it "
-                             "imports triton; else python)")
-    _wait_options(submit)
+    _submit_options(submit)
+    submit.add_argument("--mode", choices=MODES, default="ranked",
+                        help="ranked (default): every workload, on the boards; test: correctness on the "
+                             "visible workloads, no timing; benchmark: the visible workloads timed. test "
+                             "and benchmark runs are private and go ahead of ranked ones")
+    for mode, what in (("test", "check a solution's correctness on the visible workloads (no timing, "
+                                "private, not ranked)"),
+                       ("benchmark", "time a solution on the visible workloads (private, not ranked)")):
+        _submit_options(add(mode, cmd_submit, what)).set_defaults(mode=mode)
 
     status = add("status", cmd_status, "a submission's evaluations and per-workload results")
     status.add_argument("id", type=int, help="the submission's id")
@@ -97,12 +102,40 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     board.add_argument("problem", help="the problem's slug or name")
     board.add_argument("--hardware", required=True, help="the hardware slug")
 
+    versus = add("compare", cmd_compare, "two submissions of one problem side by side, workload by workload")
+    versus.add_argument("a", type=int, help="a submission's id")
+    versus.add_argument("b", type=int, help="another submission's id, of the same problem")
+    versus.add_argument("--hardware", default=None, help="the hardware slug, when both ran on several")
+
     agent = add("submit-agent", cmd_submit_agent,
                 "upload an agent bundle (a .zip, .tar.gz or a directory; docs/agent-bundles.md)")
     agent.add_argument("bundle", type=Path, help="the bundle archive, or a directory zipped on the fly")
     agent.add_argument("--hardware", action="append", required=True,
                        help="hardware slug to evaluate every solution on (repeat for several)")
+    agent.add_argument("--mode", choices=MODES, default="ranked",
+                       help="every solution's: ranked (default) counts on the agent board; test or "
+                            "benchmark runs the visible workloads only, privately")
+    agent.add_argument("--check", action="store_true",
+                       help="a dry run: check the bundle (problems, languages, hardware, Python syntax) "
+                            "and store nothing; exit 2 when an upload would fail")
     _wait_options(agent)
+
+    agents = add("agents", cmd_agents, "the agent board: each agent's best suite score on a hardware")
+    agents.add_argument("--hardware", default="cpu", help="the hardware slug (default cpu)")
+
+    add("agent-submissions", cmd_agent_submissions, "your agent submissions, newest first")
+
+
+def _submit_options(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    parser.add_argument("file", type=Path, help="a .py solution or a solution.json")
+    parser.add_argument("--problem", required=True, help="the problem's slug or name")
+    parser.add_argument("--hardware", action="append", required=True,
+                        help="hardware slug to evaluate on (repeat for several)")
+    parser.add_argument("--language", choices=LANGUAGES, default=None,
+                        help="default: the server infers it from the file (cuda when a solution.json "
+                             "names C++, triton when the code imports triton, else python)")
+    _wait_options(parser)
+    return parser
 
 
 def _wait_options(parser: argparse.ArgumentParser) -> None:
@@ -121,12 +154,24 @@ def _client(args: argparse.Namespace) -> Client:
     return Client(settings.server, settings.token)
 
 
+# No console markup: names, descriptions and messages come from the server and may hold brackets
+# (`y[b, i] = ...`); colour goes through Text styles instead.
+# The problem board's columns, as the board page shows them: (title, numeric).
+BOARD_COLUMNS = (("rank", True), ("user", False), ("team", False), ("score", True), ("visible", True),
+                 ("hidden", True), ("gap", True), ("cond. correct", True), ("speedup", True),
+                 ("submissions", True), ("best", True), ("last improved", False))
+
+
 def _out() -> Console:
-    return Console() if sys.stdout.isatty() else Console(width=140, highlight=False)
+    return Console(markup=False) if sys.stdout.isatty() else Console(width=140, highlight=False, markup=False)
 
 
 def _err() -> Console:
-    return Console(stderr=True, highlight=False)
+    return Console(stderr=True, highlight=False, markup=False)
+
+
+def _status(verdict: str) -> Text:
+    return Text(verdict, style="green" if verdict == "PASSED" else "red")
 
 
 def _print_json(document: Any) -> None:
@@ -134,13 +179,11 @@ def _print_json(document: Any) -> None:
 
 
 def _ms(value: float | None) -> str:
-    if value is None:
-        return "-"
-    return f"{value:.4g}" if value < 1000 else f"{value:.0f}"
+    return numbers.duration(value)
 
 
 def _score(value: float | None) -> str:
-    return "-" if value is None else f"{value:.3f}"
+    return numbers.significant(value)
 
 
 # ---------------------------------------------------------------- login
@@ -213,18 +256,20 @@ def cmd_show(args: argparse.Namespace) -> int:
         _print_json(problem)
         return EXIT_OK
     console = _out()
-    console.print(f"[bold]{problem['name']}[/bold] v{problem['version']}  category {problem.get('category')}"
-                  f"  task {problem.get('task_type')}  op {problem.get('op_type') or '-'}")
+    head = Text(problem["name"], style="bold")
+    head.append(f" v{problem['version']}  category {problem.get('category')}  task {problem.get('task_type')}"
+                f"  op {problem.get('op_type') or '-'}", style="")
+    console.print(head)
     if problem.get("description"):
         console.print(problem["description"])
     workloads = problem.get("workloads") or []
     slugs = sorted({slug for w in workloads for slug in (w.get("sol_ms") or {})})
-    table = Table(title=f"visible workloads ({len(workloads)}); SOL bound in ms per hardware")
+    table = Table(title=f"visible workloads ({len(workloads)}); SOL bound per hardware")
     for column in ("workload", "axes", "smoke", *slugs):
         table.add_column(column, overflow="fold", justify="right" if column in slugs else "left")
     for w in workloads:
         axes = ", ".join(f"{k}={v}" for k, v in (w.get("axes") or {}).items())
-        table.add_row(w["uuid"][:22], axes, "yes" if w.get("smoke") else "",
+        table.add_row(w["uuid"], axes, "yes" if w.get("smoke") else "",
                       *(_ms((w.get("sol_ms") or {}).get(slug)) for slug in slugs))
     console.print(table)
     return EXIT_OK
@@ -250,31 +295,52 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
         console.print(f"{title}: no entries yet")
         return EXIT_OK
     table = Table(title=title)
-    for column in ("rank", "user", "team", "score", "submissions", "submitted"):
-        table.add_column(column, justify="right" if column in ("rank", "score", "submissions") else "left")
+    for column, numeric in BOARD_COLUMNS:
+        table.add_column(column, overflow="fold", justify="right" if numeric else "left")
     for e in entries:
+        speedup = e.get("geomean_speedup")
         table.add_row(str(e["rank"]), e["user"], e.get("team") or "", _score(e.get("score")),
-                      str(e.get("submissions", "")), str(e.get("submitted_at", ""))[:19].replace("T", " "))
+                      _score(e.get("visible_score")), _score(e.get("hidden_score")),
+                      _score(e.get("generalization_gap")), _score(e.get("conditional_correctness")),
+                      "-" if speedup is None else f"{numbers.significant(speedup)}x",
+                      str(e.get("submissions", "")), str(e.get("submission") or "-"),
+                      _when(e.get("last_improved")))
     console.print(table)
     return EXIT_OK
 
 
+def cmd_compare(args: argparse.Namespace) -> int:
+    params = {"a": args.a, "b": args.b, **({"hardware": args.hardware} if args.hardware else {})}
+    with _client(args) as client:
+        document = client.get("compare/", params=params)
+    if args.json:
+        _print_json(document)
+        return EXIT_OK
+    console = _out()
+    a, b = document["a"], document["b"]
+    table = Table(title=f"{document['problem']} on {document['hardware']}: "
+                        f"a = #{a['submission']} ({a['user']}), b = #{b['submission']} ({b['user']})")
+    for column, numeric in (("workload", False), ("axes", False), ("a", False), ("a time", True),
+                            ("b", False), ("b time", True), ("b / a", True), ("a score", True),
+                            ("b score", True)):
+        table.add_column(column, overflow="fold", justify="right" if numeric else "left")
+    for pair in document["workloads"]:
+        ratio = pair.get("latency_ratio")
+        first, second = pair["a"], pair["b"]
+        table.add_row(pair["uuid"], ", ".join(f"{k}={v}" for k, v in pair["axes"].items()),
+                      _status(first["status"]), _ms(first["latency_ms"]), _status(second["status"]),
+                      _ms(second["latency_ms"]), "-" if ratio is None else f"{numbers.significant(ratio)}x",
+                      _score(first["score"]), _score(second["score"]))
+    console.print(table)
+    summary = f"b is faster on {document['faster_in_b']} of {len(document['workloads'])} workloads both ran"
+    geomean = document.get("geomean_latency_ratio")
+    if geomean is not None:
+        summary += f"; b / a time, geometric mean {numbers.significant(geomean)}x"
+    console.print(f"{summary}; score a {_score(a['score'])}, b {_score(b['score'])}")
+    return EXIT_OK
+
+
 # ---------------------------------------------------------------- submissions
-
-
-def solution_files(path: Path, text: str) -> dict[str, str]:
-    """The file and, for a solution.json, the sources it lists: what the server's language rule
-    (evaluator.toolchains.infer_language) reads, before the server has checked the file."""
-    files = {path.name: text}
-    if path.suffix == ".json":
-        try:
-            sources = json.loads(text).get("sources", [])
-        except (ValueError, AttributeError):
-            sources = []
-        if isinstance(sources, list):
-            files |= {str(s.get("path", "")): str(s.get("content", ""))
-                      for s in sources if isinstance(s, dict)}
-    return files
 
 
 def _read_solution(path: Path) -> bytes:
@@ -292,15 +358,15 @@ def cmd_submit(args: argparse.Namespace) -> int:
     with _client(args) as client:
         client.require_login()
         data = _read_solution(args.file)
-        language = args.language or infer_language(
-            solution_files(args.file, data.decode("utf-8", errors="replace")), args.file.name)
-        submission = client.post("submissions/", data={"problem": args.problem, "hardware": args.hardware,
-                                                       "language": language},
+        fields = {"problem": args.problem, "hardware": args.hardware, "mode": args.mode}
+        if args.language:  # else the server infers it from the sources, by its one rule
+            fields["language"] = args.language
+        submission = client.post("submissions/upload/", data=fields,
                                  files={"file": (args.file.name, data, "application/octet-stream")})
         err = _err()
         if not args.json:
             err.print(f"submission {submission['id']}: {submission['problem']} "
-                      f"v{submission['problem_version']} ({submission['language']}) on "
+                      f"v{submission['problem_version']} ({submission['language']}{_private(submission)}) on "
                       f"{', '.join(e['hardware'] for e in submission['evaluations'])}")
         if args.wait:
             submission = _wait(client, f"submissions/{submission['id']}/", _evaluation_states, args, err)
@@ -367,15 +433,28 @@ def _set_published(args: argparse.Namespace, action: str) -> int:
 
 
 def _evaluation_states(document: Mapping[str, Any]) -> dict[str, str]:
-    return {f"{e['hardware']}": e["state"] + (f" {e['score']:.3f}" if e.get("score") is not None else "")
+    return {f"{e['hardware']}": e["state"] + (f" {_score(e['score'])}" if e.get("score") is not None else "")
+            + (f" ({_queue_text(e['queue'])})" if e.get("queue") else "")
             for e in document.get("evaluations") or []}
+
+
+def _queue_text(queue: Mapping[str, Any]) -> str:
+    """`3 in line, starts in about 2 min` from an evaluation's `queue`."""
+    position = int(queue["position"])
+    text = "next in line" if position == 1 else f"{position} in line"
+    seconds = queue.get("estimated_start_seconds")
+    if seconds is None:
+        return text
+    if seconds < 60:
+        return f"{text}, starts within a minute"
+    return f"{text}, starts in about {max(1, round(seconds / 60))} min"
 
 
 def _agent_states(document: Mapping[str, Any]) -> dict[str, str]:
     states = {}
     for suite in document.get("suites") or []:
         states[suite["hardware"]] = (f"{suite['status']} ({suite['scored']}/{suite['problems']} scored, "
-                                     f"suite score {suite['score']:.3f})")
+                                     f"suite score {_score(suite['score'])})")
     for solution in document.get("submissions") or []:
         for e in solution.get("evaluations") or []:
             states[f"{solution['problem']} on {e['hardware']}"] = e["state"]
@@ -439,47 +518,56 @@ def _show_submission(document: dict[str, Any], args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _private(submission: Mapping[str, Any]) -> str:
+    mode = submission.get("mode", "ranked")
+    return "" if mode == "ranked" else f", a private {mode} run"
+
+
+def _when(value: Any) -> str:
+    return str(value)[:16].replace("T", " ") if value else "-"
+
+
 def print_submission(document: Mapping[str, Any], console: Console) -> None:
     created = str(document.get("created", ""))[:19].replace("T", " ")
     console.print(f"submission {document['id']}: {document['problem']} v{document['problem_version']} "
-                  f"({document['language']}), created {created}")
+                  f"({document['language']}{_private(document)}), created {created}")
     for evaluation in document.get("evaluations") or []:
-        head = f"{evaluation['hardware']}: {evaluation['state']}"
+        head = Text(f"{evaluation['hardware']}: {evaluation['state']}")
+        if evaluation.get("queue"):
+            head.append(f" ({_queue_text(evaluation['queue'])})")
         if evaluation.get("score") is not None:
-            head += f", score {evaluation['score']:.3f}"
+            head.append(f", score {_score(evaluation['score'])}")
         if evaluation.get("reward_hack"):
-            head += " [red](marked a reward hack; not ranked)[/red]"
+            head.append(" (marked a reward hack; not ranked)", style="red")
         console.print(head)
         if evaluation.get("error"):
-            console.print(f"  [red]error:[/red] {evaluation['error']}")
+            console.print(Text.assemble("  ", ("error:", "red"), f" {evaluation['error']}"))
         results = evaluation.get("results") or []
         hidden = evaluation.get("hidden")
         if not results and not hidden:
             continue
         table = Table(title=f"{document['problem']} on {evaluation['hardware']}")
-        for column in ("workload", "vis", "axes", "status", "ms", "SOL ms", "SOL frac", "score"):
+        for column in ("workload", "vis", "axes", "status", "time", "SOL", "SOL frac", "score"):
             table.add_column(column, overflow="fold",
-                             justify="right" if column in ("ms", "SOL ms", "SOL frac", "score") else "left")
+                             justify="right" if column in ("time", "SOL", "SOL frac", "score") else "left")
         notes = []
         for row in results:
-            style = "green" if row["status"] == "PASSED" else "red"
-            verdict = f"[{style}]{row['status']}[/{style}]"
             latency, sol = row.get("latency_ms"), row.get("sol_ms")
-            fraction = f"{sol / latency:.3f}" if latency and sol else "-"
+            fraction = _score(sol / latency) if latency and sol else "-"
             axes = ",".join(f"{k}={v}" for k, v in (row.get("axes") or {}).items())
-            table.add_row(row["uuid"][:22], "vis", axes, verdict, _ms(latency), _ms(sol), fraction,
+            table.add_row(row["uuid"], "vis", axes, _status(row["status"]), _ms(latency), _ms(sol), fraction,
                           _score(row.get("score")))
             if row.get("message"):
-                notes.append(f"{row['uuid'][:22]}: {row['message']}")
+                notes.append(f"{row['uuid']}: {row['message']}")
         if hidden:  # the server shows hidden workloads as one aggregate only
             passed = f"{hidden['passed']} of {hidden['total']} passed"
             table.add_row(f"({hidden['total']} hidden)", "hid", "", passed, "", "", "",
                           _score(hidden.get("score")))
         console.print(table)
         for note in notes:
-            console.print(note, highlight=False, markup=False)
+            console.print(note, highlight=False)
         aggregates = evaluation.get("aggregates") or {}
-        parts = [f"{label} {aggregates[key]:.3f}" for key, label in
+        parts = [f"{label} {_score(aggregates[key])}" for key, label in
                  (("score", "score"), ("visible_score", "visible"), ("hidden_score", "hidden"),
                   ("geomean_speedup", "geomean speedup")) if isinstance(aggregates.get(key), int | float)]
         if parts:
@@ -508,7 +596,9 @@ def cmd_submit_agent(args: argparse.Namespace) -> int:
     with _client(args) as client:
         client.require_login()
         name, data = _bundle_bytes(args.bundle)
-        agent = client.post("agent-submissions/", data={"hardware": args.hardware},
+        if args.check:
+            return _check_bundle(client, name, data, args)
+        agent = client.post("agent-submissions/", data={"hardware": args.hardware, "mode": args.mode},
                             files={"file": (name, data, "application/octet-stream")})
         err = _err()
         if not args.json:
@@ -518,6 +608,76 @@ def cmd_submit_agent(args: argparse.Namespace) -> int:
         if args.wait:
             agent = _wait(client, f"agent-submissions/{agent['id']}/", _agent_states, args, err)
     return _show_agent(agent, args)
+
+
+def _check_bundle(client: Client, name: str, data: bytes, args: argparse.Namespace) -> int:
+    report = client.post("agent-submissions/", params={"validate": 1}, data={"hardware": args.hardware},
+                         files={"file": (name, data, "application/octet-stream")})
+    if args.json:
+        _print_json(report)
+    else:
+        console = _out()
+        table = Table(title=f"{report['name']} {report['version']} ({report['model']}): nothing stored")
+        for column in ("solution", "problem", "language", "entry", "files", "syntax"):
+            table.add_column(column, overflow="fold")
+        for solution in report["solutions"]:
+            syntax = Text("; ".join(solution["syntax_errors"]), style="red") if solution["syntax_errors"] \
+                else Text("ok", style="green")
+            table.add_row(solution["name"], solution["problem"], solution["language"], solution["entry"],
+                          str(solution["files"]), syntax)
+        console.print(table)
+    if not report["valid"]:
+        for error in report["errors"]:
+            print(f"error: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    return EXIT_OK
+
+
+def cmd_agents(args: argparse.Namespace) -> int:
+    with _client(args) as client:
+        document = client.get("leaderboards/agents/", params={"hardware": args.hardware})
+    if args.json:
+        _print_json(document)
+        return EXIT_OK
+    console = _out()
+    entries = document.get("entries") or []
+    if not entries:
+        console.print(f"agents on {document['hardware']}: no entries yet")
+        return EXIT_OK
+    table = Table(title=f"agents on {document['hardware']} (suite score: mean over every current problem)")
+    for column, numeric in (("rank", True), ("agent", False), ("version", False), ("model", False),
+                            ("owner", False), ("team", False), ("suite score", True), ("uploads", True),
+                            ("best upload", True), ("uploaded", False)):
+        table.add_column(column, overflow="fold", justify="right" if numeric else "left")
+    for e in entries:
+        table.add_row(str(e["rank"]), e["agent"], e["version"], e["model"], e["user"], e.get("team") or "",
+                      _score(e["score"]), str(e["submissions"]), str(e["agent_submission"]),
+                      _when(e.get("submitted_at")))
+    console.print(table)
+    return EXIT_OK
+
+
+def cmd_agent_submissions(args: argparse.Namespace) -> int:
+    with _client(args) as client:
+        client.require_login()
+        agents = client.get_all("agent-submissions/", auth=True)
+    if args.json:
+        _print_json(agents)
+        return EXIT_OK
+    console = _out()
+    if not agents:
+        console.print("no agent submissions yet (solarena submit-agent uploads one)")
+        return EXIT_OK
+    table = Table(title="your agent submissions")
+    for column in ("id", "agent", "version", "model", "status", "suite score per hardware", "uploaded"):
+        table.add_column(column, overflow="fold")
+    for agent in agents:
+        suites = ", ".join(f"{s['hardware']} {_score(s['score'])} ({s['scored']}/{s['problems']} scored)"
+                           for s in agent.get("suites") or [])
+        table.add_row(str(agent["id"]), agent["name"], agent["version"], agent["model"], agent["status"],
+                      suites or "-", _when(agent.get("created")))
+    console.print(table)
+    return EXIT_OK
 
 
 def _show_agent(document: dict[str, Any], args: argparse.Namespace) -> int:

@@ -224,6 +224,12 @@ DISPATCH_RESEND_SECONDS = env_int("DISPATCH_RESEND_SECONDS", 120)
 
 # Workers: the sandbox submitted code runs in (a name from sandbox.BACKENDS) and its limits. "none"
 # runs it as the worker's own user, so a worker refuses to start with it unless declared trusted.
+# Workers say they serve a hardware's queue every SOLARENA_WORKER_HEARTBEAT_SECONDS; one not heard
+# from for three beats is gone. A submission to hardware with no worker online is refused, unless
+# its slug is in SOLARENA_EXPECTED_HARDWARE (comma-separated, `*` for all): the operator's word that
+# workers will come, and the submission waits for them (shown as such).
+SOLARENA_WORKER_HEARTBEAT_SECONDS = env_int("SOLARENA_WORKER_HEARTBEAT_SECONDS", 20)
+SOLARENA_EXPECTED_HARDWARE = env_str("SOLARENA_EXPECTED_HARDWARE", "")
 SOLARENA_SANDBOX = env_str("SOLARENA_SANDBOX", "bubblewrap" if shutil.which("bwrap") else "none")
 SOLARENA_TRUSTED_WORKER = env_bool("SOLARENA_TRUSTED_WORKER", False)
 SOLARENA_EVAL_MEMORY_BYTES = env_int("SOLARENA_EVAL_MEMORY_BYTES", 32 << 30)
@@ -278,12 +284,16 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     # enums are named after their field, and two choice sets are called "status"
     "ENUM_NAME_OVERRIDES": {"StatusEnum": "api.serializers.AGENT_STATUSES",
-                            "TraceStatusEnum": "evaluator.harness.status.ALL"},
+                            "TraceStatusEnum": "evaluator.harness.status.ALL",
+                            "AvailabilityStateEnum": "evaluator.workers.STATES",
+                            "EvaluationStateEnum": "evaluator.models.EVALUATION_STATES"},
 }
 
 # Quotas: submissions one participant may make per problem in any 24 hours (evaluations the
 # platform failed do not count), and the size of a solution's sources.
 SUBMISSIONS_PER_PROBLEM_PER_DAY = env_int("SOLARENA_SUBMISSIONS_PER_PROBLEM_PER_DAY", 50)
+# The same for the test and benchmark modes (evaluator/modes.py), counted apart from ranked runs.
+SOLARENA_PRIVATE_RUNS_PER_PROBLEM_PER_DAY = env_int("SOLARENA_PRIVATE_RUNS_PER_PROBLEM_PER_DAY", 200)
 # Submissions per participant and period, whatever the channel (form, API, CLI, bundle), as
 # "<count>/<second|minute|hour|day>"; the name is the API's, where the limit began.
 SUBMISSION_RATE = env_str("API_THROTTLE_SUBMISSIONS", "20/minute")

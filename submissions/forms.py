@@ -7,7 +7,9 @@ from typing import Any
 from django import forms
 from django.conf import settings
 
+from evaluator import modes
 from evaluator.jobs import SolutionError, SolutionFiles, SourceTooLarge, check_size
+from evaluator.toolchains import infer_language
 from leaderboard.models import Hardware, Problem
 
 from .bundles import AgentManifest
@@ -40,7 +42,12 @@ class SubmissionForm(forms.Form):
     hardware = HardwareChoice(queryset=Hardware.objects.filter(active=True).order_by("slug"),
                               to_field_name="slug", widget=forms.CheckboxSelectMultiple,
                               help_text="one evaluation is queued on each")
-    language = forms.ChoiceField(choices=LANGUAGES)
+    language = forms.ChoiceField(choices=[("", "infer it from the sources"), *LANGUAGES], required=False,
+                                 help_text="left to infer: cuda when a solution.json names C++, triton when "
+                                 "the code imports triton, else python")
+    mode = forms.ChoiceField(choices=modes.MODES, initial=modes.RANKED, widget=forms.RadioSelect,
+                             required=False,
+                             help_text="test and benchmark runs are private, never ranked, and go first")
     file = forms.FileField(required=False, label="Upload a file",
                            help_text="a .py solution or a solution.json")
     code = forms.CharField(required=False, strip=False, label="or paste the code",
@@ -75,6 +82,12 @@ class SubmissionForm(forms.Form):
             self.add_error(None, str(exc))
         except SolutionError as exc:
             self.add_error(field, str(exc))
+        data["mode"] = data.get("mode") or modes.RANKED  # left out: a ranked run, as before modes
+        if data.get("agent") is not None and data["mode"] != modes.RANKED:
+            self.add_error("mode", "a solution sent with an agent is a ranked run (it counts on the agent "
+                                   "board)")
+        if "files" in data and not data.get("language"):
+            data["language"] = infer_language(data["files"].files, data["files"].entry)
         return data
 
     def _clean_agent(self, data: dict[str, Any]) -> None:

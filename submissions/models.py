@@ -5,6 +5,8 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
+from evaluator import modes
+
 LANGUAGES = [("python", "PyTorch"), ("triton", "Triton"), ("cuda", "CUDA C++")]
 
 
@@ -23,6 +25,9 @@ class AgentSubmission(models.Model):
     tokens = models.PositiveBigIntegerField(null=True, blank=True)
     wall_seconds = models.FloatField(null=True, blank=True)
     logs = models.JSONField(default=dict, blank=True, help_text="path in the bundle -> text")
+    mode = models.CharField(max_length=12, choices=modes.MODES, default=modes.RANKED,
+                            help_text="every solution's (evaluator/modes.py): only ranked uploads are on the "
+                                      "agent board")
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -46,6 +51,9 @@ class Submission(models.Model):
                                          help_text="the agent bundle this solution came in, if any")
     published = models.BooleanField(default=False,
                                     help_text="the owner has made the sources public")
+    mode = models.CharField(max_length=12, choices=modes.MODES, default=modes.RANKED,
+                            help_text="what it is for (evaluator/modes.py): only ranked runs are "
+                                      "on the boards")
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import secrets
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.conf import settings
@@ -17,11 +18,14 @@ from django.db import transaction
 from django.db.models import Count, Q
 from django.utils import timezone
 
+from evaluator import modes
 from evaluator import services as evaluations
 from evaluator.jobs import SolutionFiles
 from evaluator.models import Evaluation
 from evaluator.toolchains import UnsupportedLanguage as UnsupportedLanguage
 from evaluator.toolchains import check_runnable, infer_language, languages_of, toolchains
+from evaluator.workers import NoWorkerOnline as NoWorkerOnline
+from evaluator.workers import check_served
 from leaderboard.lookup import current_problems
 from leaderboard.models import Hardware, Problem
 
@@ -82,24 +86,29 @@ def create_submission(
     language: str,
     hardware: list[Hardware],
     agent_submission: AgentSubmission | None = None,
+    mode: str = modes.RANKED,
 ) -> Submission:
     """Store the solution and one queued evaluation per hardware; the messages go out on commit.
     Raises SubmittingTooFast, storing nothing, past the owner's submissions per minute (a part of an
     agent submission is counted with it), QuotaExceeded past the owner's daily submissions for the
     problem, TooManyInFlight past the owner's evaluations queued or running at once, and
-    UnsupportedLanguage where a hardware's evaluators cannot run the solution's language."""
+    UnsupportedLanguage where a hardware's evaluators cannot run the solution's language, and
+    NoWorkerOnline where no worker serves a hardware now and none is expected."""
     if not hardware:
         raise ValueError("a submission needs at least one hardware to run on")
+    if mode not in modes.NAMES:
+        raise ValueError(f"unknown mode {mode!r} (known: {', '.join(modes.NAMES)})")
     check_languages(files, language, hardware)
+    check_served(hardware)
     with transaction.atomic():
         _lock(owner)
         if agent_submission is None:
             _check_rate(owner)
-        _check_quota(owner, problem)
+        _check_quota(owner, problem, mode)
         _check_in_flight(owner, len(hardware))
         submission = Submission.objects.create(
             owner=owner, problem=problem, language=language, sources=dict(files.files), entry=files.entry,
-            agent_submission=agent_submission,
+            agent_submission=agent_submission, mode=mode,
         )
         for hw in hardware:
             evaluation = Evaluation.objects.create(
@@ -109,8 +118,8 @@ def create_submission(
     return submission
 
 
-def create_agent_submission(owner: AbstractBaseUser, bundle: Bundle,
-                            hardware: list[Hardware]) -> AgentSubmission:
+def create_agent_submission(owner: AbstractBaseUser, bundle: Bundle, hardware: list[Hardware],
+                            mode: str = modes.RANKED) -> AgentSubmission:
     """Store the bundle's manifest and logs, and one submission per problem (its current version) on
     every hardware, all in one transaction. The bundle names each problem by its slug or its name.
     Raises UnknownProblems when a problem does not exist, ProblemNamedTwice when two solutions are
@@ -119,25 +128,75 @@ def create_agent_submission(owner: AbstractBaseUser, bundle: Bundle,
     one problem is over the daily quota; either way nothing is stored."""
     if not hardware:
         raise ValueError("an agent submission needs at least one hardware to run on")
+    check_served(hardware)
     with transaction.atomic():
         _lock(owner)
         names = list(bundle.solutions)
-        problems = current_problems(names)
-        unknown = [name for name in names if name not in problems]
-        if unknown:
-            raise UnknownProblems(unknown)
-        named_by: dict[int, str] = {}
-        for name in names:
-            first = named_by.setdefault(problems[name].pk, name)
-            if first != name:
-                raise ProblemNamedTwice(first, name, problems[name].name)
+        problems = _bundle_problems(bundle)
         _check_rate(owner)
         _check_in_flight(owner, len(names) * len(hardware), what="this bundle")
-        agent = _store_agent(owner, bundle.manifest, dict(bundle.logs))
+        agent = _store_agent(owner, bundle.manifest, dict(bundle.logs), mode)
         for name, files in bundle.solutions.items():
             language = infer_language(files.files, files.entry)
-            create_submission(owner, problems[name], files, language, hardware, agent_submission=agent)
+            create_submission(owner, problems[name], files, language, hardware, agent_submission=agent,
+                              mode=mode)
     return agent
+
+
+def _bundle_problems(bundle: Bundle) -> dict[str, Problem]:
+    """The current problem each of the bundle's solutions names; UnknownProblems or
+    ProblemNamedTwice when they do not name existing problems one to one."""
+    names = list(bundle.solutions)
+    problems = current_problems(names)
+    unknown = [name for name in names if name not in problems]
+    if unknown:
+        raise UnknownProblems(unknown)
+    named_by: dict[int, str] = {}
+    for name in names:
+        first = named_by.setdefault(problems[name].pk, name)
+        if first != name:
+            raise ProblemNamedTwice(first, name, problems[name].name)
+    return problems
+
+
+@dataclass(frozen=True)
+class CheckedSolution:
+    name: str  # as the bundle names it
+    problem: str  # the problem's name
+    language: str  # as the server infers it
+    entry: str
+    files: int
+    syntax_errors: list[str]  # "path:line: message" of each Python source that does not compile
+
+
+def check_agent_bundle(bundle: Bundle, hardware: list[Hardware]) -> list[CheckedSolution]:
+    """What uploading the bundle would do, without storing or evaluating anything (the dry run):
+    raises as create_agent_submission does for unknown or twice-named problems, languages the
+    hardware cannot run and hardware no worker serves; each solution's Python sources compiled."""
+    if not hardware:
+        raise ValueError("an agent submission needs at least one hardware to run on")
+    check_served(hardware)
+    problems = _bundle_problems(bundle)
+    checked = []
+    for name, files in bundle.solutions.items():
+        language = infer_language(files.files, files.entry)
+        check_languages(files, language, hardware)
+        checked.append(CheckedSolution(name, problems[name].name, language, files.entry, len(files.files),
+                                       _syntax_errors(files)))
+    return checked
+
+
+def _syntax_errors(files: SolutionFiles) -> list[str]:
+    errors = []
+    for path, text in files.files.items():
+        if path.endswith(".py"):
+            try:
+                compile(text, path, "exec", dont_inherit=True)
+            except SyntaxError as exc:
+                errors.append(f"{path}:{exc.lineno}: {exc.msg}")
+            except ValueError as exc:  # a NUL byte, which the reader already refuses
+                errors.append(f"{path}: {exc}")
+    return errors
 
 
 def create_agent_solution(owner: AbstractBaseUser, manifest: AgentManifest, problem: Problem,
@@ -162,11 +221,12 @@ def check_languages(files: SolutionFiles, language: str, hardware: list[Hardware
         check_runnable(languages, hw.slug, table)
 
 
-def _store_agent(owner: AbstractBaseUser, manifest: AgentManifest, logs: dict[str, str]) -> AgentSubmission:
+def _store_agent(owner: AbstractBaseUser, manifest: AgentManifest, logs: dict[str, str],
+                 mode: str = modes.RANKED) -> AgentSubmission:
     return AgentSubmission.objects.create(
         owner=owner, name=manifest.name, version=manifest.version, model=manifest.model,
         description=manifest.description, budget_usd=manifest.budget_usd, cost_usd=manifest.cost_usd,
-        tokens=manifest.tokens, wall_seconds=manifest.wall_seconds, logs=logs)
+        tokens=manifest.tokens, wall_seconds=manifest.wall_seconds, logs=logs, mode=mode)
 
 
 def _lock(owner: AbstractBaseUser) -> None:
@@ -220,23 +280,29 @@ def _period_name(seconds: int) -> str:
 
 
 
-def counted_submissions(owner: AbstractBaseUser, problem: Problem, now: datetime | None = None) -> int:
+def counted_submissions(owner: AbstractBaseUser, problem: Problem, now: datetime | None = None,
+                        ranked: bool = True) -> int:
     """The owner's submissions to the problem (any version) in the last 24 hours that count against
-    the quota: all but those whose every evaluation the platform failed."""
+    the quota of ranked runs (ranked=False: of the other modes, which have their own): all but those
+    whose every evaluation the platform failed."""
     since = (now or timezone.now()) - QUOTA_WINDOW
     platform_failed = Q(evaluations__state=Evaluation.FAILED) & ~Q(evaluations__error="")
-    return (Submission.objects.filter(owner=owner, problem__name=problem.name, created__gte=since)
-            .annotate(counted=Count("evaluations", filter=~platform_failed))
-            .filter(counted__gt=0).count())
+    rows = Submission.objects.filter(owner=owner, problem__name=problem.name, created__gte=since)
+    rows = rows.filter(mode=modes.RANKED) if ranked else rows.exclude(mode=modes.RANKED)
+    return rows.annotate(counted=Count("evaluations", filter=~platform_failed)).filter(counted__gt=0).count()
 
 
-def _check_quota(owner: AbstractBaseUser, problem: Problem) -> None:
-    limit = settings.SUBMISSIONS_PER_PROBLEM_PER_DAY
+def _check_quota(owner: AbstractBaseUser, problem: Problem, mode: str = modes.RANKED) -> None:
+    ranked = modes.is_ranked(mode)
+    if ranked:
+        limit, kind = settings.SUBMISSIONS_PER_PROBLEM_PER_DAY, "submissions to"
+    else:
+        limit, kind = settings.SOLARENA_PRIVATE_RUNS_PER_PROBLEM_PER_DAY, "test and benchmark runs of"
     if limit <= 0:  # no quota
         return
-    if counted_submissions(owner, problem) >= limit:
+    if counted_submissions(owner, problem, ranked=ranked) >= limit:
         raise QuotaExceeded(
-            f"you have made {limit} submissions to {problem.name} in the last 24 hours, the most "
+            f"you have made {limit} {kind} {problem.name} in the last 24 hours, the most "
             "allowed; each one counts for 24 hours after it was made, so try again later")
 
 

@@ -17,6 +17,7 @@ from typing import Any
 
 from django.db.models import Count, Prefetch, Q, QuerySet, Subquery, Sum
 
+from evaluator import modes
 from evaluator.models import Evaluation
 from leaderboard.models import Hardware, Problem
 
@@ -31,7 +32,7 @@ class Suite:
     status: str
     score: float
     problems: int
-    scored: int
+    scored: int  # problems with a valid score: scored, not a reward hack, some workload passed
 
 
 def status_of(states: Iterable[str]) -> str:
@@ -78,11 +79,17 @@ def suites(agent: AgentSubmission) -> list[Suite]:
     result = []
     for slug, evaluations in sorted(by_hardware.items()):
         total = sum(evaluation_score(e) for e in evaluations)
-        scored = sum(1 for e in evaluations
-                     if e.state == Evaluation.SCORED and not e.reward_hack and e.score is not None)
+        scored = sum(1 for e in evaluations if evaluation_score(e) > 0)
         result.append(Suite(hardware=slug, status=status_of(e.state for e in evaluations),
                             score=total / size if size else 0.0, problems=size, scored=scored))
     return result
+
+
+def missing_problems(agent: AgentSubmission) -> list[str]:
+    """Names of the current problems the agent submission has no solution for, by name."""
+    solved = {submission.problem.name for submission in agent.submissions.all()}
+    return sorted(name for name in Problem.objects.filter(is_current=True).values_list("name", flat=True)
+                  if name not in solved)
 
 
 def agent_status(agent: AgentSubmission) -> str:
@@ -98,7 +105,8 @@ def summaries(agents: list[AgentSubmission]) -> dict[int, tuple[str, list[Suite]
             .values("submission__agent_submission", "hardware__slug")
             .annotate(n=Count("*"), queued=Count("pk", filter=Q(state=Evaluation.QUEUED)),
                       finished=Count("pk", filter=Q(state__in=Evaluation.TERMINAL)),
-                      scored=Count("pk", filter=counted), total=Sum("score", filter=counted)))
+                      scored=Count("pk", filter=counted & Q(score__gt=0)),  # a valid score: some passed
+                      total=Sum("score", filter=counted)))
     by_agent: dict[int, list[dict[str, Any]]] = {}
     for row in rows:
         by_agent.setdefault(row["submission__agent_submission"], []).append(row)
@@ -147,7 +155,7 @@ def agent_board(hardware: Hardware) -> list[AgentEntry]:
     counted = here & Q(submissions__evaluations__state=Evaluation.SCORED,
                        submissions__evaluations__reward_hack=False,
                        submissions__evaluations__score__isnull=False)
-    agents = (with_suite_size(AgentSubmission.objects.all())
+    agents = (with_suite_size(AgentSubmission.objects.filter(mode=modes.RANKED))  # private runs: never
               .annotate(solutions=Count("submissions", distinct=True),
                         here=Count("submissions__evaluations", filter=here),
                         unfinished=Count("submissions__evaluations",

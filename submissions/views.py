@@ -25,7 +25,7 @@ from pages.page_cache import public_page
 from . import detail_page, services
 from .forms import SubmissionForm
 from .models import Submission
-from .visibility import can_view_source
+from .visibility import can_view, can_view_source
 
 # What the page shows of each evaluation, so what its rendering is cached under (the results come
 # once, when it is scored; progress moves while it runs).
@@ -34,7 +34,9 @@ SHOWN = ("pk", "state", "attempts", "score", "reward_hack", "hack_marked_at", "e
 
 @login_required
 def submit(request: HttpRequest) -> HttpResponse:
-    form = SubmissionForm(request.POST or None, request.FILES or None)
+    # ?problem=<slug> (the problem page's link) chooses the problem; the form still lists them all.
+    form = SubmissionForm(request.POST or None, request.FILES or None,
+                          initial={"problem": request.GET.get("problem", "")})
     if request.method == "POST":
         if form.is_valid():
             data = form.cleaned_data
@@ -42,11 +44,11 @@ def submit(request: HttpRequest) -> HttpResponse:
             try:
                 if data["agent"] is None:
                     submission = services.create_submission(request.user, data["problem"], data["files"],
-                                                            data["language"], hardware)
+                                                            data["language"], hardware, mode=data["mode"])
                 else:
                     submission = services.create_agent_solution(request.user, data["agent"], data["problem"],
                                                                 data["files"], data["language"], hardware)
-            except (services.QuotaExceeded, services.UnsupportedLanguage) as exc:
+            except (services.QuotaExceeded, services.UnsupportedLanguage, services.NoWorkerOnline) as exc:
                 form.add_error(None, str(exc))
             else:
                 return redirect("submission", submission_id=submission.pk)
@@ -93,7 +95,7 @@ def submission_live(request: HttpRequest, submission_id: int) -> HttpResponse:
 
 def _detail(request: HttpRequest, submission_id: int, template: str) -> HttpResponse:
     submission = _page_rows().filter(pk=submission_id).first()
-    if submission is None:
+    if submission is None or not can_view(request.user, submission):  # a private run reads as missing
         missing = {"title": "Not found", "message": f"No submission #{submission_id}."}
         return render(request, "pages/error.html", missing, status=404)
     details_visible = can_view_source(request.user, submission)

@@ -45,11 +45,15 @@ FAST = {"correctness_rounds": 2, "timing": {"warmup": 1, "min_iterations": 2, "m
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Tests make many users: hash their passwords the cheap way (never outside tests)."""
+    """Tests make many users: hash their passwords the cheap way (never outside tests). Most tests
+    submit with no worker running: every hardware counts as expecting workers, in this process and
+    in the servers tests start, unless a test says otherwise (tests/api/test_worker_heartbeats.py)."""
+    os.environ.setdefault("SOLARENA_EXPECTED_HARDWARE", "*")
     if config.pluginmanager.hasplugin("django"):
         from django.conf import settings
 
         settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+        settings.SOLARENA_EXPECTED_HARDWARE = os.environ["SOLARENA_EXPECTED_HARDWARE"]
 
 
 @dataclass

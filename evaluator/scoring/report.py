@@ -13,6 +13,7 @@ from evaluator.harness import status
 from evaluator.harness.flops import FlopCount, count_reference_flops
 from evaluator.harness.problem import Definition, Workload
 from evaluator.scoring.hardware import HardwareSpec
+from evaluator.scoring.roofline import roofline
 from evaluator.scoring.score import WorkloadOutcome, problem_aggregates, sol_bound_ms, workload_score
 from evaluator.scoring.sol import workload_work
 from evaluator.supervise import HarnessOutcome
@@ -66,6 +67,8 @@ def scored_workload(
             row["message"] = result.note
     if verdict == status.PASSED and kernel and reference:
         row["speedup_vs_reference"] = reference / kernel
+    row["roofline"] = roofline(work, hardware, kernel if verdict == status.PASSED else None,
+                               calibrated).to_dict()
     for key in ("timing", "reference_timing", "baseline_timing", "correctness", "baseline_error",
                 "baseline_is_reference"):
         if key in raw:

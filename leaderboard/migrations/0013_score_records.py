@@ -11,7 +11,7 @@ from django.db.models import F, Max, Window
 
 def fill(apps: Apps, schema_editor: BaseDatabaseSchemaEditor) -> None:
     evaluations = apps.get_model("evaluator", "Evaluation").objects.filter(
-        state="scored", reward_hack=False, score__gt=0, finished_at__isnull=False)
+        state="scored", reward_hack=False, score__gt=0, finished_at__isnull=False, submission__mode="ranked")
     record = apps.get_model("leaderboard", "ScoreRecord")
     boards = evaluations.order_by().values_list("submission__problem_id", "hardware_id").distinct()
     for problem_id, hardware_id in list(boards):
@@ -29,6 +29,7 @@ class Migration(migrations.Migration):
     dependencies = [
         ("evaluator", "0007_pages_kept_for_seconds"),
         ("leaderboard", "0012_pages_kept_for_seconds"),
+        ("submissions", "0004_submission_mode"),
     ]
 
     operations = [

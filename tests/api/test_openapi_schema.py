@@ -14,7 +14,8 @@ from tests.api.support import client_for
 pytestmark = pytest.mark.django_db
 ENDPOINTS = {
     "/api/v1/problems/", "/api/v1/problems/{slug}/", "/api/v1/hardware/", "/api/v1/hardware/{slug}/",
-    "/api/v1/submissions/", "/api/v1/submissions/{id}/", "/api/v1/submissions/{id}/cancel/",
+    "/api/v1/submissions/", "/api/v1/submissions/upload/", "/api/v1/submissions/{id}/",
+    "/api/v1/submissions/{id}/cancel/",
     "/api/v1/leaderboards/{problem}/{hardware}/", "/api/v1/agent-submissions/",
     "/api/v1/agent-submissions/{id}/", "/api/v1/leaderboards/agents/",
     "/api/v1/evaluations/{id}/trace/",
@@ -28,8 +29,13 @@ def test_schema_generates_without_warnings_and_validates(tmp_path: Path) -> None
     assert ENDPOINTS <= set(schema["paths"])
     assert schema["components"]["securitySchemes"]["ApiToken"] == {"type": "http", "scheme": "bearer"}
     create = schema["paths"]["/api/v1/submissions/"]["post"]
-    assert {"application/json", "multipart/form-data"} <= set(create["requestBody"]["content"])
+    assert set(create["requestBody"]["content"]) == {"application/json"}  # one body per operation
     assert {"201", "413", "429"} <= set(create["responses"])
+    upload = schema["paths"]["/api/v1/submissions/upload/"]["post"]
+    assert set(upload["requestBody"]["content"]) == {"multipart/form-data"}
+    assert {"201", "413", "429"} <= set(upload["responses"])
+    agent = schema["paths"]["/api/v1/agent-submissions/"]["post"]
+    assert set(agent["requestBody"]["content"]) == {"multipart/form-data"}  # no url-encoded form
     trace = schema["paths"]["/api/v1/evaluations/{id}/trace/"]["get"]["responses"]["200"]
     assert set(trace["content"]) == {"application/x-ndjson", "application/json"}
 

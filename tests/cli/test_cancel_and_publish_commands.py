@@ -102,4 +102,4 @@ def test_their_help_documents_the_exit_codes(capsys: pytest.CaptureFixture[str])
         with pytest.raises(SystemExit):
             main([command, "--help"])
         out = capsys.readouterr().out
-        assert "exit codes" in out and "cancel, publish, unpublish" in out, command
+        assert "exit codes" in out and "cancel,\npublish, unpublish" in out, command

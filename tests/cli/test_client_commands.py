@@ -99,7 +99,7 @@ def test_show_lists_visible_workloads_with_sol_bounds(server: Server, cli: Any) 
     visible = server.problem.workloads.filter(visibility="visible")
     assert {w["uuid"] for w in document["workloads"]} == {w.uuid for w in visible}
     assert all(w["sol_ms"]["cpu"] > 0 for w in document["workloads"])
-    assert visible.first().uuid[:22] in result.out
+    assert all(w.uuid in result.out for w in visible)  # whole: never cut without a mark
     assert not any(w.uuid[:22] in result.out for w in server.problem.workloads.filter(visibility="hidden"))
 
 
@@ -116,8 +116,12 @@ def test_leaderboard(server: Server, cli: Any) -> None:
     result = cli("leaderboard", "scale_shift", "--hardware", "cpu", "--server", server.url)
     assert result.code == 0, result.err
     assert "ada" in result.out and "0.700" in result.out
+    for column in ("visible", "hidden", "gap", "speedup", "best", "last improved"):
+        assert column in result.out, column  # the board page's columns
+    assert str(evaluation.submission_id) in result.out
     document = cli("leaderboard", "scale_shift", "--hardware", "cpu", "--server", server.url, "--json").json()
     assert [(e["rank"], e["user"], e["score"]) for e in document["entries"]] == [(1, "ada", 0.7)]
+    assert document["entries"][0]["submission"] == evaluation.submission_id
     bad_hw = cli("leaderboard", "scale_shift", "--hardware", "tpu9", "--server", server.url)
     assert bad_hw.code == 2 and "unknown hardware 'tpu9'" in bad_hw.err
     bad_problem = cli("leaderboard", "gemv", "--hardware", "cpu", "--server", server.url)
@@ -373,3 +377,59 @@ def test_help_documents_the_exit_codes(capsys: pytest.CaptureFixture[str]) -> No
         main(["submit", "--help"])
     out = capsys.readouterr().out
     assert "exit codes" in out and "3  not logged in" in out and "4  the server cannot be reached" in out
+
+
+def test_compare_prints_both_sides_and_the_ratio(server: Server, cli: Any) -> None:
+    submissions = []
+    for latency in (2.0, 1.0):
+        evaluation = factories.make_evaluation(owner=server.user, problem=server.problem, hardware=server.cpu)
+        evaluator_services.claim(evaluation.pk, "w")
+        report = factories.fake_report(evaluation, 0.5)
+        for row in report["workloads"]:
+            row["latency_ms"] = latency
+        assert evaluator_services.ingest(evaluation.pk, "w", report)
+        submissions.append(str(evaluation.submission_id))
+    result = cli("compare", *submissions, "--server", server.url)
+    assert result.code == 0, result.err
+    assert "0.500x" in result.out and "2.00 ms" in result.out and "1.00 ms" in result.out
+    assert "b is faster on" in result.out
+    unknown = cli("compare", submissions[0], "999999", "--server", server.url)
+    assert unknown.code == 2 and "no submission #999999" in unknown.err
+
+
+def test_submit_agent_check_stores_nothing_and_exits_2_on_bad_python(logged_in: Server, tmp_path: Path,
+                                                                     cli: Any) -> None:
+    bundle = tmp_path / "bundle"
+    (bundle / "logs").mkdir(parents=True)
+    (bundle / "manifest.json").write_text(json.dumps({"name": "kernel-agent", "version": "1", "model": "m"}))
+    (bundle / "scale_shift.py").write_text(factories.CORRECT)
+    good = cli("submit-agent", str(bundle), "--hardware", "cpu", "--check")
+    assert good.code == 0, good.err
+    assert "nothing stored" in good.out and "scale_shift" in good.out and "ok" in good.out
+    (bundle / "scale_shift.py").write_text("def run(x, bias):\n    return x *\n")
+    bad = cli("submit-agent", str(bundle), "--hardware", "cpu", "--check")
+    assert bad.code == 2 and "scale_shift.py:2: invalid syntax" in bad.err
+    assert cli("agent-submissions", "--json").json() == []  # the checks stored nothing
+
+
+def test_agents_and_agent_submissions_list_what_the_api_has(logged_in: Server, tmp_path: Path,
+                                                            cli: Any) -> None:
+    bundle = tmp_path / "bundle"
+    bundle.mkdir()
+    (bundle / "manifest.json").write_text(json.dumps({"name": "kernel-agent", "version": "1", "model": "m"}))
+    (bundle / "scale_shift.py").write_text(factories.CORRECT)
+    assert cli("submit-agent", str(bundle), "--hardware", "cpu").code == 0
+    mine = cli("agent-submissions")
+    assert mine.code == 0 and "kernel-agent" in mine.out and "queued" in mine.out
+    board = cli("agents", "--hardware", "cpu")
+    assert board.code == 0 and "no entries yet" in board.out  # nothing finished yet
+
+
+def test_test_and_benchmark_submit_private_runs(logged_in: Server, tmp_path: Path, cli: Any) -> None:
+    solution = write_solution(tmp_path)
+    for command, mode in (("test", "test"), ("benchmark", "benchmark")):
+        result = cli(command, str(solution), "--problem", "scale_shift", "--hardware", "cpu", "--json")
+        assert result.code == 0, result.err
+        assert result.json()["mode"] == mode
+    ranked = cli("submit", str(solution), "--problem", "scale_shift", "--hardware", "cpu", "--mode", "test")
+    assert ranked.code == 0 and "a private test run" in ranked.err

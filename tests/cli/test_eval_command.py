@@ -11,7 +11,7 @@ from tests.conftest import ROOT, SCALE_SHIFT, TEST_SECRET
 
 CORRECT = "def run(x, bias):\n    return x * 2.0 + bias[None, :]\n"
 REQUIRED_ROW_KEYS = {"uuid", "axes", "visibility", "status", "message", "latency_ms",
-                     "reference_latency_ms", "baseline_latency_ms", "sol_ms", "score"}
+                     "reference_latency_ms", "baseline_latency_ms", "sol_ms", "score", "roofline"}
 
 
 def solarena(*args: str) -> subprocess.CompletedProcess[str]:
@@ -42,6 +42,7 @@ def test_json_document_has_the_documented_schema(tmp_path: Path) -> None:
         assert row["status"] == "PASSED"
         assert 0 < row["score"] <= 1
         assert row["sol_ms"] > 0
+        assert row["roofline"]["bound"] == "memory" and row["roofline"]["share_of_roof"] > 0
     aggregates = report["aggregates"]
     assert {"score", "visible_score", "hidden_score", "generalization_gap", "conditional_correctness",
             "geomean_speedup", "fast_p"} <= set(aggregates)
@@ -67,7 +68,8 @@ def test_table_output_names_verdicts_and_messages(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr  # it ran: the verdicts are in the output
     assert "INCORRECT_NUMERICAL" in result.stdout
     assert "of elements within atol" in result.stdout
-    assert "score 0.000" in result.stdout
+    assert "score 0  " in result.stdout  # three significant digits: a zero is 0
+    assert "roof" in result.stdout and "mem" in result.stdout  # the roof, no share for a wrong answer
 
 
 def test_bundled_problem_by_name(tmp_path: Path) -> None:
@@ -142,3 +144,18 @@ def test_calibrate_without_a_gpu_says_so() -> None:
     else:
         assert result.returncode == 2
         assert "needs a CUDA GPU" in result.stderr
+
+
+def test_the_private_modes_run_the_visible_workloads_test_untimed(tmp_path: Path) -> None:
+    solution = str(write(tmp_path, CORRECT))
+    for mode in ("test", "benchmark"):
+        result = solarena("eval", "--problem", str(SCALE_SHIFT), "--solution", solution, "--hardware", "cpu",
+                          "--secret", TEST_SECRET, "--correctness-rounds", "1", "--mode", mode, "--json")
+        assert result.returncode == 0, result.stderr
+        report = json.loads(result.stdout)
+        assert report["mode"] == mode
+        rows = report["workloads"]
+        assert rows and {r["visibility"] for r in rows} == {"visible"}
+        assert {r["status"] for r in rows} == {"PASSED"}
+        timed = [r["latency_ms"] is not None for r in rows]
+        assert all(timed) if mode == "benchmark" else not any(timed)

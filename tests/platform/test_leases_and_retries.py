@@ -10,7 +10,7 @@ import pytest
 from django.core.management import call_command
 from django.utils import timezone
 
-from evaluator import services
+from evaluator import modes, services
 from evaluator.models import Evaluation
 from tests.platform import factories
 
@@ -28,7 +28,7 @@ def test_an_expired_lease_goes_back_to_the_queue(django_capture_on_commit_callba
     with mock.patch.object(services, "send") as send:
         with django_capture_on_commit_callbacks(execute=True):
             assert services.reap_expired() == (1, 0)
-    send.assert_called_once_with(evaluation.pk, "hw.cpu")
+    send.assert_called_once_with(evaluation.pk, "hw.cpu", modes.priority(modes.RANKED))
     evaluation.refresh_from_db()
     assert (evaluation.state, evaluation.attempts, evaluation.worker) == (Evaluation.QUEUED, 1, "")
     assert evaluation.lease_until is None and evaluation.enqueued_at is not None

@@ -6,7 +6,7 @@ from unittest import mock
 
 import pytest
 
-from evaluator import services
+from evaluator import modes, services
 from evaluator.models import Evaluation
 from submissions.services import create_submission
 from tests.platform import factories
@@ -27,7 +27,7 @@ def test_one_queued_evaluation_per_hardware_sent_on_commit(django_capture_on_com
     assert {e.state for e in evaluations.values()} == {Evaluation.QUEUED}
     assert all(e.enqueued_at is not None and e.attempts == 0 for e in evaluations.values())
     assert evaluations["cpu"].seed != evaluations["h200"].seed
-    assert sorted(c.args for c in send.call_args_list) == sorted(
+    assert sorted(c.args[:2] for c in send.call_args_list) == sorted(
         [(evaluations["cpu"].pk, "hw.cpu"), (evaluations["h200"].pk, "hw.h200")])
     assert submission.sources == {"solution.py": factories.CORRECT}
     assert submission.entry == "solution.py"
@@ -42,7 +42,7 @@ def test_a_broker_outage_leaves_the_evaluation_for_the_dispatcher(django_capture
     assert evaluation.state == Evaluation.QUEUED and evaluation.enqueued_at is None
     with mock.patch.object(services, "send") as send:
         assert services.dispatch_stale() == 1
-    send.assert_called_once_with(evaluation.pk, "hw.cpu")
+    send.assert_called_once_with(evaluation.pk, "hw.cpu", modes.priority(modes.RANKED))
 
 
 def test_a_submission_needs_hardware() -> None:

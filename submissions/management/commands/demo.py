@@ -56,12 +56,17 @@ class Command(BaseCommand):
         self.stdout.write(f"problems: {len(report.created)} new, {len(report.new_version)} updated, "
                           f"{len(report.unchanged)} unchanged")
         hardware = Hardware.objects.get(slug=_local_hardware())
+        # Its worker starts below: the local hardware takes submissions until its first heartbeat;
+        # every other hardware is refused, naming what is online (evaluator/workers.py).
+        settings.SOLARENA_EXPECTED_HARDWARE = hardware.slug
         user = _demo_user()
         self._submit_examples(user, hardware, options["examples"])
         if options["no_server"]:
             return
         worker = _start_worker(hardware)
         sweeper = _start([sys.executable, "manage.py", "sweep_evaluations", "--loop", "30"], "sweeper")
+        # SIGTERM, like Ctrl-C, ends the server and so runs the `finally` that stops the others.
+        signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
         try:
             self.stdout.write(self.style.SUCCESS(
                 f"solarena is running at http://127.0.0.1:{options['port']}/ "

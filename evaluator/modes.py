@@ -1,0 +1,37 @@
+"""What a submission is for, and what that changes in how its evaluations run (docs/evaluations.md,
+"Modes"). `ranked` runs every workload, hidden ones included, and counts on the boards. The others
+run the visible workloads only (hidden ones are never drawn for them), are private to the owner,
+never ranked, have a daily quota of their own, and go ahead of ranked runs in the queue where the
+broker orders messages by priority (Redis)."""
+
+from __future__ import annotations
+
+from django.conf import settings
+
+RANKED, TEST, BENCHMARK = "ranked", "test", "benchmark"
+MODES = [(RANKED, "ranked: every workload, on the boards"),
+         (TEST, "test: correctness on the visible workloads, no timing"),
+         (BENCHMARK, "benchmark: the visible workloads timed, private")]
+NAMES = tuple(name for name, _ in MODES)
+# Celery message priorities on Redis, where 0 is served first and a message sent without one is 0.
+FIRST, LATER = 0, 6
+
+
+def is_ranked(mode: str) -> bool:
+    return mode == RANKED
+
+
+def runs_hidden(mode: str) -> bool:
+    return mode == RANKED
+
+
+def timed(mode: str) -> bool:
+    return mode != TEST
+
+
+def priority(mode: str) -> int | None:
+    """The message priority of an evaluation in this mode; None where the broker has none (the
+    server-less broker, or RabbitMQ queues declared without x-max-priority)."""
+    if not settings.CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
+        return None
+    return LATER if is_ranked(mode) else FIRST

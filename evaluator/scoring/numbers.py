@@ -1,0 +1,50 @@
+"""How numbers are written wherever people read them (the pages, the CLI): three significant
+digits, times in the unit that fits. One place, so the board and the terminal never disagree."""
+
+from __future__ import annotations
+
+import math
+
+DASH = "–"
+DIGITS = 3
+_UNITS = ((1e3, "s"), (1.0, "ms"), (1e-3, "us"), (1e-6, "ns"))
+
+
+def _number(value: object) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        return None
+    return float(value)
+
+
+def significant(value: object, digits: int = DIGITS) -> str:
+    """`value` to `digits` significant digits, trailing zeros kept (0.800, 0.00395, 1.00), in
+    exponent form only beyond 1e6 or under 1e-4; a dash for none."""
+    number = _number(value)
+    if number is None:
+        return DASH
+    number = float(f"{number:.{digits}g}")  # rounded first: 0.9996 is 1.00, not 1.000
+    if number == 0:
+        return "0"
+    magnitude = math.floor(math.log10(abs(number)))
+    if magnitude >= 6 or magnitude < -4:
+        return f"{number:.{digits - 1}e}"
+    decimals = max(digits - 1 - magnitude, 0)
+    return f"{round(number, decimals):.{decimals}f}"
+
+
+def duration(ms: object, digits: int = DIGITS) -> str:
+    """A time given in ms, in the unit that fits: 412 ns, 3.57 us, 12.3 ms, 1.50 s; a dash for none."""
+    number = _number(ms)
+    if number is None:
+        return DASH
+    number = float(f"{number:.{digits}g}")  # rounded first: 0.99996 ms is 1.00 ms, not 1000 us
+    if number == 0:
+        return "0 ms"
+    scale, unit = next(((scale, unit) for scale, unit in _UNITS if abs(number) >= scale), _UNITS[-1])
+    return f"{significant(number / scale, digits)} {unit}"
+
+
+def share(value: object) -> str:
+    """A share in [0, 1] as a percentage to the nearest whole one (0.4 -> 40%)."""
+    number = _number(value)
+    return DASH if number is None else f"{number:.0%}"

@@ -1,0 +1,33 @@
+"""Numbers as people read them (evaluator/scoring/numbers.py): three significant digits, trailing
+zeros kept, times in the unit that fits, rounding that never leaves a fourth digit."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from evaluator.scoring.numbers import DASH, duration, share, significant
+
+
+@pytest.mark.parametrize(("value", "text"), [
+    (0.8, "0.800"), (0.00395, "0.00395"), (1.0, "1.00"), (0.812345, "0.812"), (123.456, "123"),
+    (1234.5, "1230"), (0.9996, "1.00"), (99.96, "100"), (-0.05, "-0.0500"), (0, "0"),
+    (1.234e-5, "1.23e-05"), (12345678, "1.23e+07"),
+])
+def test_three_significant_digits(value: float, text: str) -> None:
+    assert significant(value) == text
+
+
+@pytest.mark.parametrize(("ms", "text"), [
+    (0.000412, "412 ns"), (0.00357, "3.57 us"), (12.34, "12.3 ms"), (1500, "1.50 s"),
+    (0.99996, "1.00 ms"), (0.0009999, "1.00 us"), (0.0001, "100 ns"), (0, "0 ms"),
+])
+def test_times_in_the_unit_that_fits(ms: float, text: str) -> None:
+    assert duration(ms) == text
+
+
+def test_nothing_to_show_is_a_dash() -> None:
+    for value in (None, math.nan, math.inf, True, "0.5"):
+        assert significant(value) == duration(value) == share(value) == DASH
+    assert share(0.4) == "40%"
