@@ -86,3 +86,18 @@ def test_records_made_again_from_scratch_are_the_same(problem: Problem, cpu: Har
     ScoreRecord.objects.all().delete()
     assert rankings.rebuild_all_records() == 1
     assert set(ScoreRecord.objects.values_list("evaluation", "score")) == kept
+
+
+def test_private_runs_are_never_records(problem: Problem, cpu: Hardware, records: list[Any]) -> None:
+    """A benchmark run scored higher than every ranked one is on no board, so in no history."""
+    from submissions.models import Submission
+
+    evaluation = factories.make_evaluation(owner=records[0].submission.owner, problem=problem, hardware=cpu)
+    Submission.objects.filter(pk=evaluation.submission_id).update(mode="benchmark")
+    assert services.claim(evaluation.pk, "factory-worker") is not None
+    assert services.ingest(evaluation.pk, "factory-worker", factories.fake_report(evaluation, 0.99))
+    evaluation.refresh_from_db()
+    assert (evaluation.state, evaluation.score, evaluation.reward_hack) == ("scored", 0.99, False)
+    assert history(problem, cpu) == [(0.3, "ada"), (0.5, "bob")] == from_evaluations(problem, cpu)
+    rankings.rebuild_records(problem.pk, cpu.pk)
+    assert history(problem, cpu) == [(0.3, "ada"), (0.5, "bob")]
