@@ -6,17 +6,26 @@
 - agents x hardware: submissions.suites.agent_board.
 
 Rows come in the stable rank order; sort_rows reorders them by any column of the board.
+
+A problem x hardware board's rows (what its entries and their evaluations hold, without the names)
+are kept in the cache under the board's version (board_versions): a query over the board's entries
+that changes whenever an entry is saved, made or deleted, so a kept copy is never out of date. Names
+and teams are read fresh every time (one query by user id), and so is everything on a category
+board that is not a problem board's row.
 """
 
 from __future__ import annotations
 
+import logging
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from django.db.models import F, Max, QuerySet, Sum, Window
+from django.contrib.auth import get_user_model
+from django.core.cache import cache
+from django.db.models import Count, F, Max, QuerySet, Sum, Window
 from django.db.models.functions import RowNumber
 
 from evaluator.harness.problem import TASK_TYPES
@@ -25,6 +34,9 @@ from submissions import suites
 from submissions.models import AgentSubmission
 
 from .models import Category, Hardware, LeaderboardEntry, Problem
+
+log = logging.getLogger(__name__)
+ROWS_SECONDS = 300  # a board's rows kept under one version (a newer version is another key)
 
 __all__ = ["TASK_TYPES", "UnknownSort", "agent_board", "category_board", "overview", "problem_board",
            "sort_rows"]
@@ -134,29 +146,87 @@ class AgentBoard:
     columns: tuple[Column, ...] = AGENT_COLUMNS
 
 
-_ENTRY_FIELDS = ("user_id", "user__username", "user__profile__team", "score", "submissions", "submitted_at",
+_ENTRY_FIELDS = ("problem_id", "user_id", "score", "submissions", "submitted_at",
                  "evaluation__submission_id", "evaluation__finished_at", "evaluation__aggregates")
 
 
 def problem_board(problem: Problem, hardware: Hardware) -> ProblemBoard:
-    """Every participant of the board, best first, those without a valid score last. One query."""
-    entries = (LeaderboardEntry.objects.filter(problem=problem, hardware=hardware)
-               .order_by(*RANK_ORDER).values(*_ENTRY_FIELDS))
-    rows = [_problem_row(entry) for entry in entries]
+    """Every participant of the board, best first, those without a valid score last. Two queries
+    when the board's rows are kept (board_versions, the names), three when they are made."""
+    rows = board_rows([problem.pk], hardware)[problem.pk]
     _number(rows)
     return ProblemBoard(problem, hardware, rows)
 
 
-def _problem_row(entry: dict[str, Any]) -> ProblemRow:
+def board_versions(problem_ids: Sequence[int], hardware: Hardware) -> dict[int, str]:
+    """The version of each problem x hardware board with entries: it changes whenever one of its
+    entries is made, deleted or saved (rankings.update_entry counts one more submission; any save
+    moves `updated`), so whatever is kept under it is the board as it is. One query, its rows found
+    by the board_ranking index."""
+    found = (LeaderboardEntry.objects.filter(problem__in=list(problem_ids), hardware=hardware).order_by()
+             .values("problem_id").annotate(n=Count("*"), submissions=Sum("submissions"),
+                                            evaluations=Sum("evaluation_id"), last=Max("updated")))
+    return {row["problem_id"]: f"{row['n']}:{row['submissions']}:{row['evaluations']}:"
+                               f"{row['last'].isoformat()}" for row in found}
+
+
+def board_rows(problem_ids: Sequence[int], hardware: Hardware) -> dict[int, list[ProblemRow]]:
+    """Each problem's board on the hardware: its rows in the stable rank order, unnumbered, with the
+    names of now. Kept boards cost two queries (versions, names); those not kept one more, for all."""
+    versions = board_versions(problem_ids, hardware)
+    keys = {pk: f"board-rows:{pk}:{hardware.pk}:{version}" for pk, version in versions.items()}
+    kept = _cached_many(list(keys.values()))
+    rows: dict[int, list[ProblemRow]] = {pk: [] for pk in problem_ids}
+    missing = []
+    for pk, key in keys.items():
+        if key in kept:
+            rows[pk] = [ProblemRow(None, *values) for values in kept[key]]
+        else:
+            missing.append(pk)
+    if missing:
+        made: dict[int, list[tuple[Any, ...]]] = {pk: [] for pk in missing}
+        for entry in (LeaderboardEntry.objects.filter(problem__in=missing, hardware=hardware)
+                      .order_by("problem_id", *RANK_ORDER).values(*_ENTRY_FIELDS)):
+            made[entry["problem_id"]].append(_row_values(entry))
+        _keep_many({keys[pk]: values for pk, values in made.items()})
+        for pk, values in made.items():
+            rows[pk] = [ProblemRow(None, *row) for row in values]
+    _name([row for board in rows.values() for row in board])
+    return rows
+
+
+def _row_values(entry: dict[str, Any]) -> tuple[Any, ...]:
+    """A ProblemRow's fields after the rank (names left blank: _name fills them), as kept."""
     scored = entry["score"] is not None
     aggregates = entry["evaluation__aggregates"] or {}
-    return ProblemRow(
-        rank=None, user_id=entry["user_id"], user=entry["user__username"],
-        team=entry["user__profile__team"] or "",
-        score=entry["score"], **{c.key: _figure(aggregates.get(c.key)) for c in FIGURES},
-        submissions=entry["submissions"], submitted_at=entry["submitted_at"],
-        last_improved=entry["evaluation__finished_at"] if scored else None,
-        submission_id=entry["evaluation__submission_id"])
+    return (entry["user_id"], "", "", entry["score"], *(_figure(aggregates.get(c.key)) for c in FIGURES),
+            entry["submissions"], entry["submitted_at"],
+            entry["evaluation__finished_at"] if scored else None, entry["evaluation__submission_id"])
+
+
+def _name(rows: Sequence[ProblemRow]) -> None:
+    """Each row's participant name and team, as they are now: one query."""
+    if not rows:
+        return
+    names = {pk: (username, team or "") for pk, username, team in get_user_model().objects
+             .filter(pk__in={row.user_id for row in rows}).values_list("pk", "username", "profile__team")}
+    for row in rows:  # a participant deleted since the rows were read: no name (their rows go next)
+        row.user, row.team = names.get(row.user_id, ("", ""))
+
+
+def _cached_many(keys: list[str]) -> dict[str, Any]:
+    try:
+        return cache.get_many(keys) if keys else {}
+    except Exception:  # a cache that does not answer: the rows are read from the entries
+        log.warning("board cache unavailable", exc_info=True)
+        return {}
+
+
+def _keep_many(values: dict[str, Any]) -> None:
+    try:
+        cache.set_many(values, ROWS_SECONDS)
+    except Exception:
+        log.warning("board cache unavailable", exc_info=True)
 
 
 def current_problems(category: Category, task_type: str | None = None) -> list[Problem]:
@@ -168,13 +238,13 @@ def category_board(category: Category, hardware: Hardware, task_type: str | None
                    problems: list[Problem] | None = None) -> CategoryBoard:
     """Each participant with an entry on one of the category's current problems (of the task type
     when given) on the hardware; the score is the mean over those problems, a missing one counting
-    0. Two queries (one when given current_problems' answer)."""
+    0. Problem boards' rows as board_rows reads them, and one query for current_problems when not
+    given its answer."""
     problems = current_problems(category, task_type) if problems is None else problems
-    entries = (LeaderboardEntry.objects.filter(problem__in=[p.pk for p in problems], hardware=hardware)
-               .order_by("user_id").values(*_ENTRY_FIELDS))
     by_user: dict[int, list[ProblemRow]] = {}
-    for entry in entries:
-        by_user.setdefault(entry["user_id"], []).append(_problem_row(entry))
+    for board in board_rows([p.pk for p in problems], hardware).values():
+        for row in board:
+            by_user.setdefault(row.user_id, []).append(row)
     rows = [_category_row(best, len(problems)) for best in by_user.values()]
     rows.sort(key=_category_order)
     _number(rows)

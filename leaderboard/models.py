@@ -158,3 +158,21 @@ class LeaderboardEntry(models.Model):
         # board is small enough for PostgreSQL to sort its unscored rows last after the lookup.
         indexes = [models.Index(fields=["problem", "hardware", "-score", "submitted_at", "user"],
                                 name="board_ranking")]
+
+
+class ScoreRecord(models.Model):
+    """A valid evaluation that equalled or beat every earlier valid score of its board (problem x
+    hardware) when it finished: the problem page's best score over time reads these few rows, not
+    every evaluation of the board. Kept by evaluator.rankings (update_entry adds, recompute_entry
+    makes a board's again); it may hold a few rows more (concurrent ingests), which
+    pages.charts.records leaves out as it keeps only strict improvements, never one fewer."""
+
+    problem = models.ForeignKey(Problem, on_delete=models.CASCADE, related_name="+")
+    hardware = models.ForeignKey(Hardware, on_delete=models.CASCADE, related_name="+")
+    evaluation = models.OneToOneField("evaluator.Evaluation", on_delete=models.CASCADE, related_name="+")
+    finished_at = models.DateTimeField()
+    score = models.FloatField()
+
+    class Meta:
+        indexes = [models.Index(fields=["problem", "hardware", "finished_at", "evaluation"],
+                                name="score_records_by_board")]

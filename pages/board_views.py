@@ -5,6 +5,8 @@ API's (/api/v1/leaderboards/...): the page links to it, and ?format=json redirec
 from __future__ import annotations
 
 import csv
+import functools
+import html
 import io
 import re
 from collections.abc import Callable, Sequence
@@ -15,8 +17,9 @@ from urllib.parse import urlencode
 
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect, QueryDict
 from django.shortcuts import get_object_or_404, render
-from django.urls import NoReverseMatch, reverse
+from django.urls import NoReverseMatch, get_script_prefix, get_urlconf, reverse
 from django.utils import timezone
+from django.utils.safestring import SafeString, mark_safe
 
 from leaderboard import boards
 from leaderboard.boards import Column
@@ -32,23 +35,6 @@ FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 class BadRequest(ValueError):
     """A query parameter the page cannot use; the message says which and what it takes."""
-
-
-@dataclass(frozen=True)
-class Cell:
-    """One cell of a board's table: its text, its CSS class, the page it links to."""
-
-    text: str
-    css: str = ""
-    url: str = ""
-
-
-@dataclass(frozen=True)
-class Line:
-    """One row of a board's table, as templates/pages/_board_rows.html shows it."""
-
-    cells: list[Cell]
-    unscored: bool
 
 
 @dataclass(frozen=True)
@@ -178,7 +164,7 @@ def _respond(request: HttpRequest, rows: Rows, template: str, context: dict[str,
     return render(request, template, {
         **context,
         "headers": _headers(query, columns, sort),
-        "lines": _lines(ordered(), columns),
+        "rows_html": rows_html(ordered(), columns),
         "tabs": [Tab(hw.slug, url_on(hw.slug) + _query(query), hw.pk == current.pk) for hw in hardware],
         "csv_url": _query(query, format="csv"), "json_url": api_url,
     })
@@ -209,27 +195,39 @@ def _headers(query: QueryDict, columns: Sequence[Column], sort: str) -> list[Hea
     return headers
 
 
-def _lines(rows: Sequence[Any], columns: Sequence[Column]) -> list[Line]:
-    """The table's rows as cells: the text of each is made here, the HTML by the template."""
-    return [Line([_cell(row, column) for column in columns], row.score is None) for row in rows]
+def rows_html(rows: Sequence[Any], columns: Sequence[Column]) -> SafeString:
+    """The table's rows as HTML, every text escaped: made here, one formatter per column, rather than
+    by a template loop over cells, which took most of a 300-row board's time (docs/pages.md,
+    "Speed"). Rows without a score get the "unscored" class."""
+    cells = [_cell_html(column) for column in columns]
+    return mark_safe("\n    ".join(
+        ('<tr class="unscored">' if row.score is None else "<tr>") + "".join(cell(row) for cell in cells)
+        + "</tr>" for row in rows))
 
 
-def _cell(row: Any, column: Column) -> Cell:
-    value = getattr(row, column.key)
+def _cell_html(column: Column) -> Callable[[Any], str]:
+    """The column's cell of a row as HTML: its text (numbers as the column's kind shows them, "–"
+    for none) with the column's CSS class, a name linked to its profile page."""
+    key = column.key
     css = "num" if column.numeric else ""
-    if value is None:
-        if column.key == "score":
-            return Cell("no valid score", "num unscored")
-        return Cell("–", css)
-    if column.kind == "score":
-        return Cell(f"{value:.3f}", css)
-    if column.kind == "ratio":
-        return Cell(f"{value:.0%}", css)
-    if column.kind == "speedup":
-        return Cell(f"{value:.2f}×", css)
+    opening = f'<td class="{css}">' if css else "<td>"
+    empty = '<td class="num unscored">no valid score</td>' if key == "score" else f"{opening}–</td>"
+    number = {"score": "{:.3f}", "ratio": "{:.0%}", "speedup": "{:.2f}×"}.get(column.kind)
+    if number is not None:  # digits and signs: nothing to escape
+        return lambda row: empty if (v := getattr(row, key)) is None else f"{opening}{number.format(v)}</td>"
     if column.kind == "time":
-        return Cell(timezone.localtime(value).strftime("%Y-%m-%d %H:%M"), f"{css} time")
-    return Cell(str(value), css, _profile_url(row, column))
+        return lambda row: (empty if (v := getattr(row, key)) is None else
+                            f'<td class="{css} time">{timezone.localtime(v).strftime("%Y-%m-%d %H:%M")}</td>')
+
+    def cell(row: Any) -> str:
+        value = getattr(row, key)
+        if value is None:
+            return empty
+        text = html.escape(str(value))
+        url = _profile_url(row, column)
+        return f'{opening}<a href="{html.escape(url)}">{text}</a></td>' if url else f"{opening}{text}</td>"
+
+    return cell
 
 
 def _profile_url(row: Any, column: Column) -> str:
@@ -243,8 +241,15 @@ def _profile_url(row: Any, column: Column) -> str:
 def page_url(name: str, *args: str) -> str:
     """A participant's or an agent's page (pages/urls.py), or "" for a name no URL can
     carry (a slash in a username made outside the sign-up form)."""
+    return _page_url(get_script_prefix(), get_urlconf(), name, args)
+
+
+@functools.lru_cache(maxsize=4096)
+def _page_url(prefix: str, urlconf: str | None, name: str, args: tuple[str, ...]) -> str:
+    """page_url, remembered by the process: a board links every row to a profile, and reversing
+    300 URLs took a few milliseconds of each board."""
     try:
-        return reverse(name, args=args)
+        return reverse(name, args=args, urlconf=urlconf)
     except NoReverseMatch:
         return ""
 

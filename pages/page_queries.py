@@ -11,7 +11,6 @@ from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import (
     Count,
     Exists,
-    F,
     IntegerField,
     Max,
     OuterRef,
@@ -20,7 +19,6 @@ from django.db.models import (
     QuerySet,
     Subquery,
     Value,
-    Window,
 )
 from django.db.models.functions import Coalesce
 
@@ -30,7 +28,7 @@ from evaluator.scoring import sol
 from evaluator.scoring.hardware import BANDWIDTH_KEY, COMPUTE_CLASSES, HARDWARE, HardwareSpec
 from evaluator.scoring.sol import WorkloadWork
 from leaderboard import boards
-from leaderboard.models import Hardware, LeaderboardEntry, Problem, Workload
+from leaderboard.models import Hardware, LeaderboardEntry, Problem, ScoreRecord, Workload
 from leaderboard.problems import sol_bounds, visible_work
 from submissions import suites
 from submissions.models import AgentSubmission, Submission
@@ -84,15 +82,18 @@ def default_hardware(hardware: list[Hardware]) -> Hardware | None:
 
 
 def score_history(problem: Problem, hardware: Hardware) -> list[charts.Record]:
-    """Every time the board's best valid score went up, oldest first. The window keeps only the
-    evaluations that equal the best so far, so the rows read stay few however many were scored."""
-    valid = Evaluation.objects.filter(submission__problem=problem, hardware=hardware,
-                                      state=Evaluation.SCORED, reward_hack=False, score__gt=0,
-                                      finished_at__isnull=False, submission__mode=modes.RANKED)
-    leading = (valid.annotate(best=Window(Max("score"), order_by=[F("finished_at").asc(), F("pk").asc()]))
-               .filter(score__gte=F("best")).order_by("finished_at", "pk")
-               .values_list("finished_at", "score", "submission__owner__username"))
-    return charts.records(list(leading))
+    """Every time the board's best valid score went up, oldest first: from the board's kept records
+    (leaderboard.models.ScoreRecord, a few rows, ranked runs only), not from every evaluation of the
+    board; each read with its evaluation as it is now, so one that stopped counting is left out at
+    once."""
+    counting = {"evaluation__state": Evaluation.SCORED, "evaluation__reward_hack": False,
+                "evaluation__score__gt": 0, "evaluation__finished_at__isnull": False,
+                "evaluation__submission__mode": modes.RANKED}
+    kept = (ScoreRecord.objects.filter(problem=problem, hardware=hardware, **counting)
+            .order_by("evaluation__finished_at", "evaluation")
+            .values_list("evaluation__finished_at", "evaluation__score",
+                         "evaluation__submission__owner__username"))
+    return charts.records(list(kept))
 
 
 @dataclass(frozen=True)
@@ -106,7 +107,8 @@ class BoardTop:
 
 
 def board_top(problem: Problem, hardware: Hardware, size: int) -> BoardTop:
-    """The board's first `size` rows, how many are ranked and listed, and score_history: two queries."""
+    """The board's first `size` rows (kept under the board's version, leaderboard.boards), how many
+    are ranked and listed, and score_history."""
     rows = boards.problem_board(problem, hardware).rows
     return BoardTop(rows[:size], sum(row.score is not None for row in rows), len(rows),
                     score_history(problem, hardware))
