@@ -49,6 +49,8 @@ from .timing import Sample, Timing, TimingOptions, flush_l2, measure, time_calla
 CLOCK_RATIO = 0.1
 CLOCK_FLOOR_MS = 0.02
 CLOCK_MARGIN_MS = 5.0
+# Under this no call of Python code takes, loaded host or not: an inside clock this low was edited.
+CLOCK_IMPOSSIBLE_MS = 0.001
 HOST_SLACK_MS = 0.05  # clock-reading allowance when bounding reported times by the reporter's clock
 
 
@@ -412,7 +414,9 @@ class WorkloadRun:
             return
         inside = statistics.median(c[0] for c in self.clocks)
         outside = min(c[1] for c in self.clocks)  # the least disturbed: a loaded host only adds
-        if outside > CLOCK_FLOOR_MS and inside < CLOCK_RATIO * outside and outside - inside > CLOCK_MARGIN_MS:
+        edited = inside < CLOCK_IMPOSSIBLE_MS
+        if outside > CLOCK_FLOOR_MS and (edited or (inside < CLOCK_RATIO * outside
+                                                    and outside - inside > CLOCK_MARGIN_MS)):
             raise CallFailed(status.REWARD_HACK,
                              f"the solution's process clocked its calls at {inside:.3g} ms, the harness "
                              f"at {outside:.3g} ms from outside: its timing was tampered with")
