@@ -76,7 +76,7 @@ CATEGORY_COLUMNS = (RANK, USER, TEAM,
                     SUBMISSIONS, LAST_IMPROVED)
 AGENT_COLUMNS = (RANK, Column("agent", "agent"), Column("version", "version"), Column("model", "model"),
                  Column("user", "owner"), TEAM, Column("score", "suite score", "score",
-                                                       "mean over the bundle's problems, missing ones 0"),
+                                                       "mean over every current problem, left-out ones 0"),
                  Column("submissions", "uploads", "int", "finished agent submissions"),
                  Column("submitted_at", "uploaded", "time", "when the best one was uploaded"))
 
