@@ -80,7 +80,7 @@ def test_the_sweeper_goes_on_after_a_restart(stack: Stack, problem: Problem, cpu
     stack.postgres.start()
     connection.close()
     unsent = factories.make_evaluation(problem=problem, hardware=cpu)
-    stack.wait_for("the sweeper to send it", lambda: stack.redis.client().llen("hw.cpu") == 1,
+    stack.wait_for("the sweeper to send it", lambda: len(stack.redis.waiting("hw.cpu")) == 1,
                    needed=(sweeper,))
     assert Evaluation.objects.get(pk=unsent.pk).enqueued_at is not None
     assert "the database is unreachable" in sweeper.text(), "the sweeper never met the outage"

@@ -22,7 +22,7 @@ MAX_ATTEMPTS = 3
 
 def queued_messages(stack: Stack) -> list[int]:
     """The evaluation ids of the messages waiting on the cpu queue (kombu's JSON envelopes)."""
-    envelopes = stack.redis.client().lrange("hw.cpu", 0, -1)
+    envelopes = stack.redis.waiting("hw.cpu")
     return [json.loads(base64.b64decode(json.loads(e)["body"]))[0][0] for e in envelopes]
 
 
