@@ -96,8 +96,9 @@ def test_hidden_rows_summary_chart_and_environment(client: Client, owner: Abstra
     assert "1.5×" in summary
     chart = body[body.index('<svg class="chart"'):body.index("</svg>")]
     bars = re.findall(r'<rect class="bar( failed)?"[^>]* width="([\d.]+)"', chart)
-    assert bars == [("", "90.0"), (" failed", "360")]  # 0.5 / 2.0 of 360; the failed one greyed
-    assert "COMPILE_ERROR" in chart and "1 hidden workload not drawn" in body
+    assert bars == [("", "90.0")]  # 0.5 / 2.0 of 360; the failed one draws no bar, only its verdict
+    assert re.search(r'<text x="\d+" y="[\d.]+" class="failed">COMPILE_ERROR</text>', chart)
+    assert "1 hidden workload not drawn" in body
     environment = body[body.index('class="facts environment"'):]
     assert "<dt>torch</dt><dd>2.13.0</dd>" in environment
     assert "worker-7.internal" not in body  # the worker's host is the platform's business
