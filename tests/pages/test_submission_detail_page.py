@@ -133,3 +133,23 @@ def test_unknown_submission_is_404(client: Client) -> None:
     for url in (page(999_999), page(999_999, live=True)):
         response = client.get(url)
         assert response.status_code == 404 and "No submission #999999." in response.content.decode()
+
+
+def test_the_state_says_what_happened(client: Client, owner: AbstractBaseUser, problem: Problem,
+                                      cpu: Hardware) -> None:
+    """Issue 19: a scored evaluation whose every workload failed read 'scored' in green."""
+    cases = {"failed: no workload passed": {"passed": 0, "total": 3},
+             "scored, 2 of 3 passed": {"passed": 2, "total": 3},
+             "scored": {"passed": 3, "total": 3}}
+    for label, aggregates in cases.items():
+        evaluation = factories.make_evaluation(owner=owner, problem=problem, hardware=cpu)
+        Evaluation.objects.filter(pk=evaluation.pk).update(state=Evaluation.SCORED, score=0.0,
+                                                          aggregates=aggregates)
+        body = client.get(page(evaluation.submission_id)).content.decode()
+        css = "state-scored" if label == "scored" else "state-failed" if label.startswith("failed") \
+            else "state-running"
+        assert f'<td class="{css}">{label}</td>' in body, label
+    flagged = factories.make_evaluation(owner=owner, problem=problem, hardware=cpu)
+    Evaluation.objects.filter(pk=flagged.pk).update(state=Evaluation.SCORED, reward_hack=True,
+                                                    aggregates={"passed": 3, "total": 3})
+    assert '<td class="state-failed">flagged</td>' in client.get(page(flagged.submission_id)).content.decode()
