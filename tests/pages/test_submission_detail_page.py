@@ -137,10 +137,11 @@ def test_unknown_submission_is_404(client: Client) -> None:
 
 def test_the_state_says_what_happened(client: Client, owner: AbstractBaseUser, problem: Problem,
                                       cpu: Hardware) -> None:
-    """Issue 19: a scored evaluation whose every workload failed read 'scored' in green."""
-    cases = {"failed: no workload passed": {"passed": 0, "total": 3},
-             "scored, 2 of 3 passed": {"passed": 2, "total": 3},
-             "scored": {"passed": 3, "total": 3}}
+    """Issue 19: a scored evaluation whose every workload failed read 'scored' in green. Counted on
+    the visible workloads: the hidden ones show as numbers only (test_hidden_probing_attack)."""
+    cases = {"failed: no visible workload passed": {"visible_passed": 0, "visible_total": 3},
+             "scored, 2 of 3 visible passed": {"visible_passed": 2, "visible_total": 3},
+             "scored": {"visible_passed": 3, "visible_total": 3}}
     for label, aggregates in cases.items():
         evaluation = factories.make_evaluation(owner=owner, problem=problem, hardware=cpu)
         Evaluation.objects.filter(pk=evaluation.pk).update(state=Evaluation.SCORED, score=0.0,
@@ -151,5 +152,5 @@ def test_the_state_says_what_happened(client: Client, owner: AbstractBaseUser, p
         assert f'<td class="{css}">{label}</td>' in body, label
     flagged = factories.make_evaluation(owner=owner, problem=problem, hardware=cpu)
     Evaluation.objects.filter(pk=flagged.pk).update(state=Evaluation.SCORED, reward_hack=True,
-                                                    aggregates={"passed": 3, "total": 3})
+                                                    aggregates={"visible_passed": 3, "visible_total": 3})
     assert '<td class="state-failed">flagged</td>' in client.get(page(flagged.submission_id)).content.decode()
