@@ -9,7 +9,19 @@ code is loaded, on the harness's own null problem run through the very same gate
 saw beyond them and beyond the reported time is time the activity records do not account for:
 honest code has a little (its host work before its first kernel starts and after its last one
 ends); a report lowered by code in the solution's process, or work moved outside the reported
-window, has more. Above `ALLOWED_MS` plus `ALLOWED_SHARE` of the reported time it is REWARD_HACK.
+window, has more. Above `ALLOWED_MS` plus `ALLOWED_SHARE` of the reported time it is either
+
+- host work, charged: the solution's side used at least that much CPU time during the call (the
+  kernel's per-process CPU clocks, read by the reporter while the side is paused; the harness's
+  own CPU time per call, measured on the null problem, taken off). Such a call's time is the
+  outside clock's less the harness's costs, not the reported one: a library that creates a
+  handle on every call pays for it;
+- or REWARD_HACK: the time went neither to reported GPU activity nor to the CPU, so the GPU ran
+  work the report leaves out. The solution's process waits for the GPU asleep (its CUDA context
+  is made with blocking synchronisation before any user code), so waiting costs no CPU time.
+
+Either way no call is scored below the outside clock less the allowance: a process that lowers
+its report and keeps the CPU busy to look like host work is charged the time it hid.
 """
 
 from __future__ import annotations
@@ -41,21 +53,34 @@ NULL_TIMING: dict[str, Any] = {"warmup": 20, "min_iterations": 40, "max_iteratio
 
 
 @dataclass(frozen=True)
+class CallClock:
+    """One timed call: the reporter's clock of it, the GPU time the solution's process reported,
+    and the CPU time the solution's side used meanwhile (ms)."""
+
+    outside_ms: float
+    reported_ms: float
+    cpu_ms: float
+
+
+@dataclass(frozen=True)
 class Calibration:
     """The reporter's fixed cost of one gated call beyond what the call itself reports, in ms:
-    the median over the null problem's timed calls, and the least of them."""
+    the median over the null problem's timed calls, and the least of them; and the CPU time the
+    harness's own code in the solution's process uses per call."""
 
     overhead_ms: float
     least_ms: float
     spread_ms: float  # between the quartiles
+    cpu_ms: float
     calls: int
 
     @classmethod
-    def from_calls(cls, calls: list[tuple[float, float]]) -> Calibration:
-        """calls: (outside ms, reported ms) of each of the null problem's timed calls."""
-        extra = [max(outside - reported, 0.0) for outside, reported in calls]
+    def from_calls(cls, calls: list[CallClock]) -> Calibration:
+        """calls: the null problem's timed calls."""
+        extra = [max(c.outside_ms - c.reported_ms, 0.0) for c in calls]
         quartiles = statistics.quantiles(extra, n=4) if len(extra) > 1 else [0.0, 0.0, 0.0]
-        return cls(statistics.median(extra), min(extra), quartiles[2] - quartiles[0], len(extra))
+        cpu = statistics.median(c.cpu_ms for c in calls) if calls else 0.0
+        return cls(statistics.median(extra), min(extra), quartiles[2] - quartiles[0], cpu, len(extra))
 
     @property
     def allowed_ms(self) -> float:
@@ -65,7 +90,8 @@ class Calibration:
 @dataclass(frozen=True)
 class Unaccounted:
     """What the outside clock saw of a workload's timed calls that the reported times do not
-    account for, beyond the harness's own costs; and what is allowed."""
+    account for, beyond the harness's own costs; what is allowed; and the CPU time the solution's
+    side used per call beyond the harness's own."""
 
     outside_ms: float  # median of the reporter's clock of each call
     reported_ms: float  # median of the reported times
@@ -74,30 +100,42 @@ class Unaccounted:
     overhead_ms: float  # the harness's fixed cost per call (Calibration.overhead_ms)
     spread_ms: float  # how much that cost varied (Calibration.spread_ms)
     copy_ms: float  # handing the outputs over
+    host_cpu_ms: float  # median CPU time of the solution's side per call, less the harness's own
+
+    @property
+    def beyond_allowance(self) -> bool:
+        return self.unaccounted_ms > self.allowed_ms
 
     @property
     def tampered(self) -> bool:
-        return self.unaccounted_ms > self.allowed_ms
+        """Time beyond the allowance that the solution's CPU time does not cover."""
+        return self.beyond_allowance and self.host_cpu_ms < self.unaccounted_ms - self.allowed_ms
+
+    @property
+    def charged_ms(self) -> float:
+        """Host work per call to add to the reported time (0 unless beyond the allowance)."""
+        return self.unaccounted_ms if self.beyond_allowance and not self.tampered else 0.0
 
     def to_json(self) -> dict[str, float]:
-        return {k: round(v, 6) for k, v in vars(self).items()}
+        return {**{k: round(v, 6) for k, v in vars(self).items()}, "charged_ms": round(self.charged_ms, 6)}
 
     def message(self) -> str:
         return (f"the solution's process reported {self.reported_ms:.4g} ms per call, but the harness's "
                 f"own clock saw {self.outside_ms:.4g} ms: {self.unaccounted_ms:.4g} ms per call beyond "
-                f"its own costs that no reported GPU activity accounts for (at most "
-                f"{self.allowed_ms:.4g} ms allowed): the timing report was tampered with, or work ran "
-                "outside the timed window")
+                f"its own costs that neither reported GPU activity nor the {self.host_cpu_ms:.4g} ms of "
+                f"CPU time the solution's side used accounts for (at most {self.allowed_ms:.4g} ms "
+                "allowed): the timing report was tampered with, or work ran outside the timed window")
 
 
-def unaccounted(calls: list[tuple[float, float]], calibration: Calibration, copy_ms: float) -> Unaccounted:
-    """calls: (outside ms, reported ms) of each timed call of a workload; copy_ms: what copying
-    its outputs into the reporter's buffers costs."""
-    outside = statistics.median(c[0] for c in calls)
-    reported = statistics.median(c[1] for c in calls)
-    extra = statistics.median(o - r for o, r in calls) - calibration.overhead_ms - copy_ms
+def unaccounted(calls: list[CallClock], calibration: Calibration, copy_ms: float) -> Unaccounted:
+    """calls: each timed call of a workload; copy_ms: what copying its outputs into the
+    reporter's buffers costs."""
+    outside = statistics.median(c.outside_ms for c in calls)
+    reported = statistics.median(c.reported_ms for c in calls)
+    extra = statistics.median(c.outside_ms - c.reported_ms for c in calls) - calibration.overhead_ms - copy_ms
+    host = statistics.median(c.cpu_ms for c in calls) - calibration.cpu_ms
     return Unaccounted(outside, reported, max(extra, 0.0), calibration.allowed_ms + ALLOWED_SHARE * reported,
-                       calibration.overhead_ms, calibration.spread_ms, copy_ms)
+                       calibration.overhead_ms, calibration.spread_ms, copy_ms, max(host, 0.0))
 
 
 def copy_cost_ms(buffers: list[torch.Tensor], device: torch.device, repeats: int = 5) -> float:

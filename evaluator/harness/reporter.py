@@ -9,6 +9,7 @@ workload never stops the others."""
 from __future__ import annotations
 
 import gc
+import json
 import statistics
 import tempfile
 import time
@@ -26,6 +27,7 @@ from .calibration import (
     NULL_TIMING,
     NULL_WORKLOAD,
     Calibration,
+    CallClock,
     copy_cost_ms,
     unaccounted,
 )
@@ -33,7 +35,7 @@ from .checks import CheckResult, as_output_list, check_outputs
 from .environment import describe
 from .gpu_clock import sm_clock_mhz
 from .inputs import InputError, derive_seed, empty_outputs, make_inputs, scrub, torch_dtype
-from .modules import describe_exception, import_file
+from .modules import SolutionLoadError, describe_exception, import_file, solution_languages
 from .problem import Definition, Tolerance, Workload, definition_from_json, workload_from_json
 from .processes import PauseFailed, Task, newcomers
 from .processes import describe as describe_tasks
@@ -51,6 +53,7 @@ CLOCK_FLOOR_MS = 0.02
 CLOCK_MARGIN_MS = 5.0
 # Under this no call of Python code takes, loaded host or not: an inside clock this low was edited.
 CLOCK_IMPOSSIBLE_MS = 0.001
+MAX_SPEC_BYTES = 1 << 24  # a solution.json read for its languages
 HOST_SLACK_MS = 0.05  # clock-reading allowance when bounding reported times by the reporter's clock
 
 
@@ -109,6 +112,7 @@ def pick_device(name: str) -> torch.device:
 class GatedCall:
     observed_ms: list[float] = field(default_factory=list)  # the reporter's clock of each call
     sm_clock_mhz: list[float | None] = field(default_factory=list)  # the GPU's, read after each call
+    cpu_ms: list[float] = field(default_factory=list)  # CPU time the solution's side used in each call
     checks: list[CheckResult] = field(default_factory=list)
     reply: dict[str, Any] = field(default_factory=dict)
 
@@ -195,7 +199,8 @@ def start_solution(job: Job) -> tuple[Session | None, dict[str, Any] | None]:
     is there, note the threads and processes of the harness's own, then import the solution."""
     process = SolutionProcess()
     try:
-        process.request("prepare", device=str(job.device), definition=NULL_DEFINITION)
+        process.request("prepare", device=str(job.device), definition=NULL_DEFINITION,
+                        languages=declared_languages(job.solution_path))
         calibration = calibrate(job, process)
         process.pause()
         harness_tasks = process.tasks()
@@ -217,6 +222,20 @@ def start_solution(job: Job) -> tuple[Session | None, dict[str, Any] | None]:
     return Session(process, calibration, harness_tasks), None
 
 
+def declared_languages(solution_path: Path) -> list[str]:
+    """The languages a solution.json declares (which toolchains to start before the snapshot of
+    the harness's own threads); [] for a single source file or a spec that cannot be read (its
+    import then says why)."""
+    if solution_path.suffix != ".json":
+        return []
+    try:  # a restart reads it again, after the solution ran: it may have grown
+        if solution_path.stat().st_size > MAX_SPEC_BYTES:
+            return []
+        return solution_languages(json.loads(solution_path.read_text(encoding="utf-8"))["spec"])
+    except (OSError, ValueError, KeyError, TypeError, SolutionLoadError):
+        return []
+
+
 def calibrate(job: Job, process: SolutionProcess) -> Calibration:
     """Time the harness's own null problem through the same gated calls as any solution."""
     definition = definition_from_json(NULL_DEFINITION, "calibration")
@@ -225,7 +244,7 @@ def calibrate(job: Job, process: SolutionProcess) -> Calibration:
                    time_reference=False, time_baseline=False)
     workload = workload_from_json(NULL_WORKLOAD, definition, "calibration")
     reference = import_problem_source(definition.reference, "solarena_null_reference")
-    run = WorkloadRun(null_job, workload, Session(process, Calibration(0.0, 0.0, 0.0, 0), []),
+    run = WorkloadRun(null_job, workload, Session(process, Calibration(0.0, 0.0, 0.0, 0.0, 0), []),
                       ProblemCode(reference.run, None, None))
     outcome = run.run()
     if outcome["status"] != status.PASSED:
@@ -249,7 +268,7 @@ class WorkloadRun:
                         for _ in range(slots)]
         self.inputs: list[torch.Tensor | None] = []
         self.clocks: list[tuple[float, float]] = []  # (inside, outside) ms of each timed call
-        self.calls: list[tuple[float, float]] = []  # (outside, reported) ms of each timed call
+        self.calls: list[CallClock] = []  # each timed call, seen from outside and as reported
 
     def run(self) -> dict[str, Any]:
         try:
@@ -276,6 +295,8 @@ class WorkloadRun:
             if held.tampered:
                 return {"status": status.REWARD_HACK, "message": held.message(),
                         "timing": {"outside": held.to_json()}}
+            if held.charged_ms:  # host work outside the GPU activity: the solution's time too
+                out["latency_ms"] = timing.latency_ms + held.charged_ms
         self.process.pause()  # nothing of the solution's side runs while its yardsticks are timed
         self.time_problem_code(out)
         return out
@@ -311,6 +332,7 @@ class WorkloadRun:
         nonce = self.process.send("call", count=len(seeds), timed=timed)
         call = GatedCall()
         opened_at: float | None = None
+        cpu_at_go = 0.0
         args: list[Any] = []
         while True:
             message = self.process.receive()
@@ -325,19 +347,21 @@ class WorkloadRun:
             if position != len(call.observed_ms) or (message["kind"] == "ready") != (opened_at is None):
                 raise ChannelTampered("a gate message came out of turn on the harness's channel")
             if message["kind"] == "ready":
-                self.process.pause()
+                pids = self.process.pause()
                 try:
                     args = self.make_args(seeds[position])
                     scalars = self.fill_inputs(args)
                 except Exception:
                     self.stop(nonce)  # the solution's process must not be left waiting mid-batch
                     raise
+                cpu_at_go = self.process.cpu_ms(pids)
                 opened_at = time.perf_counter()
                 self.process.send("go", scalars=scalars)
                 continue
             assert opened_at is not None
             call.observed_ms.append((time.perf_counter() - opened_at) * 1e3)
             pids = self.process.pause()
+            call.cpu_ms.append(self.process.cpu_ms(pids) - cpu_at_go)
             call.sm_clock_mhz.append(sm_clock_mhz(self.job.device) if timed else None)
             opened_at = None
             try:
@@ -395,7 +419,8 @@ class WorkloadRun:
             raise CallFailed(status.REWARD_HACK, f"malformed timing report: {exc}") from None
         least = self.session.calibration.least_ms
         samples = []
-        for sample, observed, sm_clock in zip(reported, call.observed_ms, call.sm_clock_mhz, strict=True):
+        for sample, observed, sm_clock, cpu in zip(reported, call.observed_ms, call.sm_clock_mhz, call.cpu_ms,
+                                                    strict=True):
             if max(sample.host_ms, sample.gpu_ms or 0.0) > observed + HOST_SLACK_MS:
                 raise CallFailed(status.REWARD_HACK, "a reported time exceeds the time the call took "
                                  "as seen from outside: the timing report was tampered with")
@@ -403,7 +428,7 @@ class WorkloadRun:
             samples.append(Sample(host_ms=outside, gpu_ms=sample.gpu_ms, event_ms=sample.event_ms,
                                   sm_clock_mhz=sm_clock))
             self.clocks.append((sample.host_ms, outside))
-            self.calls.append((observed, sample.primary_ms))
+            self.calls.append(CallClock(observed, sample.primary_ms, cpu))
         return samples
 
     def check_clocks(self) -> None:

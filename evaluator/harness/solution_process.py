@@ -18,7 +18,7 @@ from typing import Any
 import torch.multiprocessing  # noqa: F401  (registers tensor sharing for the requests)
 
 from . import executor
-from .processes import SolutionSide, Task, become_subreaper
+from .processes import SolutionSide, Task, become_subreaper, cpu_seconds
 
 MAX_REPLY = executor.MAX_REPLY
 KINDS = ("ready", "done", "reply")
@@ -65,6 +65,10 @@ class SolutionProcess:
         pids = self.side.pause()
         self.side.reap(pids, keep=self.process.pid)
         return pids
+
+    def cpu_ms(self, pids: list[int]) -> float:
+        """CPU time the processes `pids` of the solution's side have used so far, in ms."""
+        return cpu_seconds(pids) * 1e3
 
     def tasks(self, pids: list[int] | None = None, known: list[Task] = ()) -> list[Task]:
         return self.side.tasks(pids, known)

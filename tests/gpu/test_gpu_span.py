@@ -17,7 +17,7 @@ from evaluator.harness import status
 from evaluator.harness.problem import load_problem
 from evaluator.harness.timing import (
     ANNOTATION,
-    activity_spans,
+    _in_memory_events,
     flush_l2,
     profiler_session,
     record_function,
@@ -109,9 +109,10 @@ RESOLUTION_MS = 0.26e-3
 
 
 def test_spans_read_in_memory_equal_those_of_the_exported_trace(tmp_path: Path) -> None:
-    """activity_spans reads the session's records in memory; the exported trace (SOL-ExecBench's
-    and the profiler's own view) must give every call the same span, to the records' resolution:
-    kernels, a copy, a memset, a call that launches nothing."""
+    """Spans read from the session's records in memory (what activity_spans takes above
+    FINE_SPAN_MS) and from the exported trace (SOL-ExecBench's and the profiler's own view; what
+    it takes below) must give every call the same span, to the records' resolution: kernels, a
+    copy, a memset, a call that launches nothing. A session's trace is exported only once."""
     device = torch.device("cuda")
     x = torch.randn(4096, 4096, device=device)
     host = torch.empty(4096, 4096, pin_memory=True)
@@ -123,7 +124,7 @@ def test_spans_read_in_memory_equal_those_of_the_exported_trace(tmp_path: Path) 
             with record_function(f"{ANNOTATION}{j}"):
                 call()
                 torch.cuda.synchronize(device)
-    in_memory = activity_spans(prof, len(calls))
+    in_memory = trace_spans(_in_memory_events(prof), len(calls))
     path = tmp_path / "trace.json"
     prof.export_chrome_trace(str(path))
     exported = trace_spans(json.loads(path.read_text())["traceEvents"], len(calls))
