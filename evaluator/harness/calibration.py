@@ -9,19 +9,21 @@ code is loaded, on the harness's own null problem run through the very same gate
 saw beyond them and beyond the reported time is time the activity records do not account for:
 honest code has a little (its host work before its first kernel starts and after its last one
 ends); a report lowered by code in the solution's process, or work moved outside the reported
-window, has more. Above `ALLOWED_MS` plus `ALLOWED_SHARE` of the reported time it is either
+window, has more. Above `ALLOWED_MS` plus `ALLOWED_SHARE` of the reported time it is
+REWARD_HACK; for a solution in one of `HOST_WORK_LANGUAGES` it is either
 
-- host work, charged: the solution's side used at least that much CPU time during the call (the
-  kernel's per-process CPU clocks, read by the reporter while the side is paused; the harness's
-  own CPU time per call, measured on the null problem, taken off). Such a call's time is the
-  outside clock's less the harness's costs, not the reported one: a library that creates a
-  handle on every call pays for it;
-- or REWARD_HACK: the time went neither to reported GPU activity nor to the CPU, so the GPU ran
-  work the report leaves out. The solution's process waits for the GPU asleep (its CUDA context
-  is made with blocking synchronisation before any user code), so waiting costs no CPU time.
+- host work, charged: the solution's side used at least that much CPU time during the call
+  besides waiting for the GPU at the end of the call's window (the kernel's per-process CPU
+  clocks, read by the reporter while the side is paused, less the wait the timing code reports;
+  the harness's own CPU time per call, measured on the null problem, taken off). Such a call's
+  time is the outside clock's less the harness's costs, not the reported one: a library that
+  creates a handle on every call pays for it;
+- or REWARD_HACK: the time went neither to reported GPU activity nor to work on the CPU, so the
+  GPU ran work the report leaves out.
 
-Either way no call is scored below the outside clock less the allowance: a process that lowers
-its report and keeps the CPU busy to look like host work is charged the time it hid.
+Either way no call is scored below the outside clock less the allowance: the sorting rests on
+what the process reports about its wait, but a process that lowers its report and claims less
+wait (or keeps the CPU busy) to look like host work is charged the time it hid.
 """
 
 from __future__ import annotations
@@ -32,6 +34,11 @@ from typing import Any
 
 import torch
 
+# Languages whose libraries commonly do host work on every call (cuDNN creates and destroys a
+# handle, plans a graph): time beyond the allowance that CPU time covers is charged. Elsewhere
+# honest code has no such work, and any time beyond the allowance is REWARD_HACK. Declaring one
+# of these gains a forger nothing: hidden time is charged back.
+HOST_WORK_LANGUAGES = frozenset({"cudnn"})
 ALLOWED_MS = 0.05  # host work of an honest call outside its first to last kernel
 ALLOWED_SHARE = 0.1  # of the reported time: what scales with the call (clock changes, ...)
 SPREAD_FACTOR = 5.0  # on a host whose own costs vary more, the allowance follows their spread
@@ -55,7 +62,8 @@ NULL_TIMING: dict[str, Any] = {"warmup": 20, "min_iterations": 40, "max_iteratio
 @dataclass(frozen=True)
 class CallClock:
     """One timed call: the reporter's clock of it, the GPU time the solution's process reported,
-    and the CPU time the solution's side used meanwhile (ms)."""
+    and the CPU time the solution's side used meanwhile, less what it says it spent waiting for
+    the GPU at the window's end (ms)."""
 
     outside_ms: float
     reported_ms: float
@@ -101,6 +109,7 @@ class Unaccounted:
     spread_ms: float  # how much that cost varied (Calibration.spread_ms)
     copy_ms: float  # handing the outputs over
     host_cpu_ms: float  # median CPU time of the solution's side per call, less the harness's own
+    charges_host_work: bool = False  # the solution's language does host work per call (HOST_WORK_LANGUAGES)
 
     @property
     def beyond_allowance(self) -> bool:
@@ -109,6 +118,8 @@ class Unaccounted:
     @property
     def tampered(self) -> bool:
         """Time beyond the allowance that the solution's CPU time does not cover."""
+        if not self.charges_host_work:
+            return self.beyond_allowance
         return self.beyond_allowance and self.host_cpu_ms < self.unaccounted_ms - self.allowed_ms
 
     @property
@@ -117,7 +128,8 @@ class Unaccounted:
         return self.unaccounted_ms if self.beyond_allowance and not self.tampered else 0.0
 
     def to_json(self) -> dict[str, float]:
-        return {**{k: round(v, 6) for k, v in vars(self).items()}, "charged_ms": round(self.charged_ms, 6)}
+        return {**{k: round(v, 6) for k, v in vars(self).items() if k != "charges_host_work"},
+                "charged_ms": round(self.charged_ms, 6)}
 
     def message(self) -> str:
         return (f"the solution's process reported {self.reported_ms:.4g} ms per call, but the harness's "
@@ -127,15 +139,18 @@ class Unaccounted:
                 "allowed): the timing report was tampered with, or work ran outside the timed window")
 
 
-def unaccounted(calls: list[CallClock], calibration: Calibration, copy_ms: float) -> Unaccounted:
+def unaccounted(calls: list[CallClock], calibration: Calibration, copy_ms: float,
+                charges_host_work: bool = False) -> Unaccounted:
     """calls: each timed call of a workload; copy_ms: what copying its outputs into the
-    reporter's buffers costs."""
+    reporter's buffers costs; charges_host_work: the solution's language is one whose libraries
+    do host work per call (HOST_WORK_LANGUAGES)."""
     outside = statistics.median(c.outside_ms for c in calls)
     reported = statistics.median(c.reported_ms for c in calls)
     extra = statistics.median(c.outside_ms - c.reported_ms for c in calls) - calibration.overhead_ms - copy_ms
     host = statistics.median(c.cpu_ms for c in calls) - calibration.cpu_ms
     return Unaccounted(outside, reported, max(extra, 0.0), calibration.allowed_ms + ALLOWED_SHARE * reported,
-                       calibration.overhead_ms, calibration.spread_ms, copy_ms, max(host, 0.0))
+                       calibration.overhead_ms, calibration.spread_ms, copy_ms, max(host, 0.0),
+                       charges_host_work)
 
 
 def copy_cost_ms(buffers: list[torch.Tensor], device: torch.device, repeats: int = 5) -> float:

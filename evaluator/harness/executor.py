@@ -11,7 +11,6 @@ exit; a call is driven by go / next messages (see the package's docstring for th
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import importlib
 import json
 import sys
@@ -32,7 +31,6 @@ from .problem import Definition, definition_from_json
 from .timing import flush_l2, profiler_session, time_batch
 
 MAX_REPLY = 1 << 20
-CU_CTX_SCHED_BLOCKING_SYNC = 0x4
 
 
 class Failure(Exception):
@@ -71,14 +69,13 @@ class Executor:
         """Before any user code: start everything the harness needs (so that the threads it leaves
         are known), take the integrity snapshot, and run the harness's own null problem."""
         self.device = torch.device(request["device"])
-        blocking = self.device.type == "cuda" and _wait_asleep(self.device)
         _warm_up(self.device)
         if self.device.type == "cuda" and "cute_dsl" in request.get("languages", ()):
             _warm_up_cute_dsl()
         self.guard = Guard(self)
         self.definition = definition_from_json(request["definition"], "calibration")
         self.solution = LoadedSolution(_null_solution(self.device), False, "python", Path(__file__))
-        return {"ok": True, "blocking_sync": blocking}
+        return {"ok": True}
 
     def load(self, request: dict[str, Any]) -> dict[str, Any]:
         assert self.guard is not None
@@ -265,21 +262,6 @@ def _null_solution(device: torch.device) -> Callable[[torch.Tensor], torch.Tenso
             null_kernel.compile_privately(device)
             return null_kernel.run
     return lambda x: x + 1.0
-
-
-def _wait_asleep(device: torch.device) -> bool:
-    """Before CUDA starts in this process: make its context wait for the GPU asleep (blocking
-    synchronisation) rather than spinning, so that the reporter can tell waiting for the GPU
-    from host work by the CPU time this process uses (calibration.py). False where it could not
-    be set; then waiting looks like host work and hidden GPU time is charged, not flagged."""
-    try:
-        cuda = ctypes.CDLL("libcuda.so.1")
-        handle = ctypes.c_int()
-        ok = (cuda.cuInit(0) == 0 and cuda.cuDeviceGet(ctypes.byref(handle), device.index or 0) == 0
-              and cuda.cuDevicePrimaryCtxSetFlags(handle, CU_CTX_SCHED_BLOCKING_SYNC) == 0)
-    except (OSError, AttributeError):
-        return False
-    return ok
 
 
 def _warm_up_cute_dsl() -> None:

@@ -23,6 +23,7 @@ import torch
 
 from . import status
 from .calibration import (
+    HOST_WORK_LANGUAGES,
     NULL_DEFINITION,
     NULL_TIMING,
     NULL_WORKLOAD,
@@ -158,6 +159,7 @@ class Session:
     process: SolutionProcess
     calibration: Calibration
     harness_tasks: list[Task]  # threads and processes of the solution's side before the import
+    languages: list[str] = field(default_factory=list)  # as its solution.json declares them
 
 
 def run_job(job: Job, emit: Emit, skip: Iterable[str] = ()) -> None:
@@ -199,8 +201,8 @@ def start_solution(job: Job) -> tuple[Session | None, dict[str, Any] | None]:
     is there, note the threads and processes of the harness's own, then import the solution."""
     process = SolutionProcess()
     try:
-        process.request("prepare", device=str(job.device), definition=NULL_DEFINITION,
-                        languages=declared_languages(job.solution_path))
+        languages = declared_languages(job.solution_path)
+        process.request("prepare", device=str(job.device), definition=NULL_DEFINITION, languages=languages)
         calibration = calibrate(job, process)
         process.pause()
         harness_tasks = process.tasks()
@@ -219,7 +221,7 @@ def start_solution(job: Job) -> tuple[Session | None, dict[str, Any] | None]:
         verdict = reply.get("status")
         return None, {"status": verdict if verdict in status.ALL else status.COMPILE_ERROR,
                       "message": str(reply.get("message", ""))[:2000]}
-    return Session(process, calibration, harness_tasks), None
+    return Session(process, calibration, harness_tasks, languages), None
 
 
 def declared_languages(solution_path: Path) -> list[str]:
@@ -290,7 +292,8 @@ class WorkloadRun:
         out: dict[str, Any] = {"status": status.PASSED, "message": "", "correctness": correctness,
                                "latency_ms": timing.latency_ms, "timing": timing.to_json()}
         if self.job.device.type == "cuda" and self.session.calibration.calls:
-            held = unaccounted(self.calls, self.session.calibration, copy_ms)
+            held = unaccounted(self.calls, self.session.calibration, copy_ms,
+                               bool(HOST_WORK_LANGUAGES & set(self.session.languages)))
             out["timing"]["outside"] = held.to_json()
             if held.tampered:
                 return {"status": status.REWARD_HACK, "message": held.message(),
@@ -428,7 +431,8 @@ class WorkloadRun:
             samples.append(Sample(host_ms=outside, gpu_ms=sample.gpu_ms, event_ms=sample.event_ms,
                                   sm_clock_mhz=sm_clock))
             self.clocks.append((sample.host_ms, outside))
-            self.calls.append(CallClock(observed, sample.primary_ms, cpu))
+            waited = min(max(sample.wait_ms or 0.0, 0.0), cpu)  # a claim: it only sorts, never lowers
+            self.calls.append(CallClock(observed, sample.primary_ms, cpu - waited))
         return samples
 
     def check_clocks(self) -> None:

@@ -65,6 +65,7 @@ class Sample:
     gpu_ms: float | None = None  # GPU activity span; None when the call launched no GPU work
     event_ms: float | None = None
     sm_clock_mhz: float | None = None  # read by the timing side itself, never taken from a report
+    wait_ms: float | None = None  # of host_ms, waiting for the GPU at the window's end
 
     @property
     def primary_ms(self) -> float:
@@ -79,7 +80,7 @@ class Sample:
         if not isinstance(data, dict):
             raise ValueError("a timing sample must be an object")
         values = {}
-        for key in ("host_ms", "gpu_ms", "event_ms"):
+        for key in ("host_ms", "gpu_ms", "event_ms", "wait_ms"):
             value = data.get(key)
             if value is None and key != "host_ms":
                 values[key] = None
@@ -171,7 +172,7 @@ def time_batch(invoke: Invoke, keep: Keep, count: int, device: torch.device, gat
 
 def _time_cuda(invoke: Invoke, keep: Keep, count: int, device: torch.device, gate: Gate,
                read_clock: bool) -> list[Sample]:
-    host, events, clocks = [], [], []
+    host, waits, events, clocks = [], [], [], []
     with profiler_session() as prof:
         for j in range(count):
             start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
@@ -182,15 +183,18 @@ def _time_cuda(invoke: Invoke, keep: Keep, count: int, device: torch.device, gat
                 start.record()
                 result = invoke(args)
                 end.record()
+                t1 = perf_counter()
                 torch.cuda.synchronize(device)
-                host.append((perf_counter() - t0) * 1e3)
+                t2 = perf_counter()
+                host.append((t2 - t0) * 1e3)
+                waits.append((t2 - t1) * 1e3)
             clocks.append(sm_clock_mhz(device) if read_clock else None)
             events.append((start, end))
             keep(j, result)
             gate.close(j)
     spans = activity_spans(prof, count)
-    return [Sample(host_ms=h, gpu_ms=span, event_ms=start.elapsed_time(end), sm_clock_mhz=clock)
-            for span, h, (start, end), clock in zip(spans, host, events, clocks, strict=True)]
+    return [Sample(host_ms=h, gpu_ms=span, event_ms=start.elapsed_time(end), sm_clock_mhz=clock, wait_ms=w)
+            for span, h, w, (start, end), clock in zip(spans, host, waits, events, clocks, strict=True)]
 
 
 def measure(run_batch: RunBatch, options: TimingOptions, clock: str) -> Timing:

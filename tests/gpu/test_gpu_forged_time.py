@@ -5,10 +5,7 @@ own clock allows. The cheat (tests/anticheat/cheats/gpu_forged_activity.py) comp
 slow softmax and reports half of each call's real GPU time, through a vector no in-process
 integrity check watches; its honest twin reports the truth and must raise no alarm. Every
 workload whose honest time is large enough for halving to exceed the allowance twice over must
-be REWARD_HACK where the solution's process used less CPU time than it hid (it waits for the GPU
-asleep), and otherwise be charged back to at least the honest time. Host work that no GPU
-activity covers but the process's CPU time does is charged, not flagged. Runs only where a CUDA
-GPU is visible."""
+be REWARD_HACK. Runs only where a CUDA GPU is visible."""
 
 from __future__ import annotations
 
@@ -36,40 +33,7 @@ def test_a_forged_gpu_time_is_caught_above_the_stated_size(tmp_path: Path) -> No
     large = {r["uuid"] for r in honest.rows
              if (1 - SHARE) * r["latency_ms"] > 2 * r["timing"]["outside"]["allowed_ms"]}
     assert large, honest.describe()  # the panel must hold a workload above the size
-    flagged = 0
     for row in forged.rows:
-        if row["uuid"] not in large:
-            continue
-        twin = next(r for r in honest.rows if r["uuid"] == row["uuid"])
-        held = twin["timing"]["outside"]
-        # while the process waits for the GPU asleep, the hidden half is no CPU time: flagged
-        if held["host_cpu_ms"] < SHARE * twin["latency_ms"] - 2 * held["allowed_ms"]:
+        if row["uuid"] in large:
             assert row["status"] == status.REWARD_HACK, (forged.describe(), honest.describe())
             assert "clock" in row["message"], forged.describe()
-            flagged += 1
-        elif row["status"] == status.PASSED:  # a host-bound call: the hidden time is charged back
-            assert row["latency_ms"] >= 0.9 * twin["latency_ms"], (forged.describe(), honest.describe())
-    assert flagged, (forged.describe(), honest.describe())
-
-
-HOST_WORK = """
-import time
-import torch
-
-def run(x):
-    end = time.perf_counter() + 0.002  # host work on every call, as a library that makes a handle
-    while time.perf_counter() < end:
-        pass
-    e = (x - x.amax(dim=-1, keepdim=True)).exp()
-    return e / e.sum(dim=-1, keepdim=True)
-"""
-
-
-def test_host_work_outside_the_kernels_is_charged_not_flagged(tmp_path: Path) -> None:
-    """2 ms of CPU work before the first kernel of every call: no GPU activity covers it, the
-    process's CPU time does, so the call passes and its time includes it."""
-    run = evaluate_on_gpu(tmp_path, HOST_WORK, SOFTMAX, WORKLOADS[:2])
-    assert [r["status"] for r in run.rows] == [status.PASSED] * 2, run.describe()
-    for row in run.rows:
-        assert row["timing"]["outside"]["charged_ms"] >= 1.8, run.describe()
-        assert row["latency_ms"] >= 2.0, run.describe()

@@ -1,7 +1,8 @@
 """Holding reported times to the reporter's own clock (evaluator/harness/calibration.py): the
 harness's fixed cost comes from its null problem, the allowance follows the host's spread, and a
-workload whose reported times leave more of the outside clock unexplained is flagged, unless
-the solution's side spent that time on the CPU, which is then charged to it."""
+workload whose reported times leave more of the outside clock unexplained is flagged; for a
+language whose libraries do host work per call, time the solution's side spent on the CPU is
+charged to it instead."""
 
 from __future__ import annotations
 
@@ -67,7 +68,7 @@ def test_time_the_solution_spent_on_the_cpu_is_charged_not_flagged() -> None:
     """A library that creates and destroys a handle on every call: 2 ms of host work around a
     1 ms kernel; the call's time is the outside clock's less the harness's costs."""
     calls = [(0.30 + 2.0 + 1.0, 1.0, 2.0) for _ in range(20)]
-    held = unaccounted(clocks(*calls), QUIET, copy_ms=0.0)
+    held = unaccounted(clocks(*calls), QUIET, copy_ms=0.0, charges_host_work=True)
     assert not held.tampered
     assert held.host_cpu_ms == pytest.approx(2.0)
     assert held.charged_ms == pytest.approx(2.0, abs=0.01)
@@ -79,7 +80,7 @@ def test_hidden_time_the_cpu_does_not_cover_is_flagged() -> None:
     explains only the launches."""
     truth = 2.0
     calls = [(0.30 + truth, truth / 2, 0.05) for _ in range(20)]
-    held = unaccounted(clocks(*calls), QUIET, copy_ms=0.0)
+    held = unaccounted(clocks(*calls), QUIET, copy_ms=0.0, charges_host_work=True)
     assert held.tampered and held.charged_ms == 0.0
     assert "CPU time" in held.message()
 
@@ -89,11 +90,19 @@ def test_a_lowered_report_with_a_busy_cpu_is_charged_the_time_it_hid() -> None:
     charged back to the outside clock."""
     truth = 2.0
     calls = [(0.30 + truth, truth / 2, truth) for _ in range(20)]
-    held = unaccounted(clocks(*calls), QUIET, copy_ms=0.0)
+    held = unaccounted(clocks(*calls), QUIET, copy_ms=0.0, charges_host_work=True)
     assert not held.tampered
     assert held.reported_ms + held.charged_ms == pytest.approx(truth, abs=0.01)
 
 
 def test_nothing_is_charged_within_the_allowance() -> None:
     calls = [(0.30 + 2.0 + 0.02, 2.0, 1.0) for _ in range(20)]
-    assert unaccounted(clocks(*calls), QUIET, copy_ms=0.0).charged_ms == 0.0
+    assert unaccounted(clocks(*calls), QUIET, copy_ms=0.0, charges_host_work=True).charged_ms == 0.0
+
+
+def test_elsewhere_time_beyond_the_allowance_is_flagged_whatever_the_cpu_did() -> None:
+    """A Python or Triton solution has no per-call host work to charge: the same calls as the
+    cuDNN-like ones above are REWARD_HACK."""
+    calls = [(0.30 + 2.0 + 1.0, 1.0, 2.0) for _ in range(20)]
+    held = unaccounted(clocks(*calls), QUIET, copy_ms=0.0)
+    assert held.tampered and held.charged_ms == 0.0

@@ -1,0 +1,40 @@
+"""Host work charged, not flagged: SOL-ExecBench's cuDNN example creates and destroys a cuDNN
+handle on every call, milliseconds of CPU work around a kernel of about a millisecond that no GPU
+activity record accounts for. Its language is among HOST_WORK_LANGUAGES, its process's CPU time
+covers the gap, so every workload passes and is timed at the reporter's clock less the harness's
+costs (evaluator/harness/calibration.py). Runs only where a CUDA GPU and the example are there."""
+
+from __future__ import annotations
+
+import secrets
+from pathlib import Path
+
+import pytest
+import torch
+
+from evaluator.harness import status
+from evaluator.harness.problem import load_problem
+from evaluator.jobs import SolutionFiles, write_job
+from evaluator.supervise import SuperviseOptions, run_harness
+from tests.conftest import SOLX_EXAMPLES
+
+CUDNN = SOLX_EXAMPLES / "cudnn" / "softmax"
+
+pytestmark = [pytest.mark.gpu,
+              pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU"),
+              pytest.mark.skipif(not CUDNN.is_dir(), reason="SOL-ExecBench's examples are not here")]
+
+
+def test_a_handle_made_on_every_call_is_charged_to_the_call(tmp_path: Path) -> None:
+    problem = load_problem(CUDNN)
+    solution = next(CUDNN.glob("solution*.json"))
+    job_dir = tmp_path / "job"
+    write_job(job_dir, problem, SolutionFiles.from_path(solution), problem.workloads,
+              seed=secrets.randbits(48), device="cuda")
+    uuids = [w.uuid for w in problem.workloads]
+    outcome = run_harness(job_dir, uuids, SuperviseOptions(workload_seconds=300))
+    for uuid, result in outcome.results.items():
+        assert result["status"] == status.PASSED, (uuid, result)
+        held = result["timing"]["outside"]
+        assert held["charged_ms"] > held["allowed_ms"], (uuid, held)
+        assert result["latency_ms"] >= held["reported_ms"] + held["charged_ms"] * 0.99, (uuid, result)
