@@ -70,8 +70,6 @@ class Executor:
         are known), take the integrity snapshot, and run the harness's own null problem."""
         self.device = torch.device(request["device"])
         _warm_up(self.device)
-        if self.device.type == "cuda" and "cute_dsl" in request.get("languages", ()):
-            _warm_up_cute_dsl()
         self.guard = Guard(self)
         self.definition = definition_from_json(request["definition"], "calibration")
         self.solution = LoadedSolution(_null_solution(self.device), False, "python", Path(__file__))
@@ -262,27 +260,6 @@ def _null_solution(device: torch.device) -> Callable[[torch.Tensor], torch.Tenso
             null_kernel.compile_privately(device)
             return null_kernel.run
     return lambda x: x + 1.0
-
-
-def _warm_up_cute_dsl() -> None:
-    """The CuTe DSL's compiler keeps a pool of LLVM worker threads from its first compilation
-    on: compile a kernel that does nothing, so that they belong to the harness's snapshot and
-    not to the solution's first call. Where the DSL is missing, the solution's import says so."""
-    try:
-        cute = importlib.import_module("cutlass.cute")
-
-        @cute.kernel
-        def _nothing() -> None:
-            pass
-
-        @cute.jit
-        def _launch() -> None:
-            _nothing().launch(grid=[1, 1, 1], block=[32, 1, 1])
-
-        cute.compile(_launch)()
-        torch.cuda.synchronize()
-    except Exception:
-        pass
 
 
 def _warm_up(device: torch.device) -> None:

@@ -201,8 +201,8 @@ def start_solution(job: Job) -> tuple[Session | None, dict[str, Any] | None]:
     is there, note the threads and processes of the harness's own, then import the solution."""
     process = SolutionProcess()
     try:
-        languages = declared_languages(job.solution_path)
-        process.request("prepare", device=str(job.device), definition=NULL_DEFINITION, languages=languages)
+        languages = declared_languages(job.solution_path)  # before any of the solution's code runs
+        process.request("prepare", device=str(job.device), definition=NULL_DEFINITION)
         calibration = calibrate(job, process)
         process.pause()
         harness_tasks = process.tasks()
@@ -225,9 +225,10 @@ def start_solution(job: Job) -> tuple[Session | None, dict[str, Any] | None]:
 
 
 def declared_languages(solution_path: Path) -> list[str]:
-    """The languages a solution.json declares (which toolchains to start before the snapshot of
-    the harness's own threads); [] for a single source file or a spec that cannot be read (its
-    import then says why)."""
+    """The languages a solution.json declares (whether its host work is charged); [] for a single
+    source file or a spec that cannot be read (its import then says why). Read before the
+    import, so the solution has not run yet; after a restart it may have rewritten the file,
+    which can only turn a flag into a charge of the very time hidden."""
     if solution_path.suffix != ".json":
         return []
     try:  # a restart reads it again, after the solution ran: it may have grown
@@ -431,7 +432,7 @@ class WorkloadRun:
             samples.append(Sample(host_ms=outside, gpu_ms=sample.gpu_ms, event_ms=sample.event_ms,
                                   sm_clock_mhz=sm_clock))
             self.clocks.append((sample.host_ms, outside))
-            waited = min(max(sample.wait_ms or 0.0, 0.0), cpu)  # a claim: it only sorts, never lowers
+            waited = min(sample.wait_ms or 0.0, cpu)  # a claim: it only sorts, never lowers
             self.calls.append(CallClock(observed, sample.primary_ms, cpu - waited))
         return samples
 

@@ -13,10 +13,10 @@ import torch
 
 from evaluator.harness import status
 from evaluator.harness.problem import load_problem
-from evaluator.jobs import SolutionFiles, write_job
-from evaluator.supervise import SuperviseOptions, run_harness
+from evaluator.jobs import SolutionFiles
 from tests.anticheat.conftest import CheatRun, assert_not_broken, assert_reward_hack, cheat_source, scored
 from tests.conftest import ROOT, SCALE_SHIFT, Evaluated
+from tests.gpu.support import run_on_gpu
 
 pytestmark = [
     pytest.mark.gpu,
@@ -35,10 +35,7 @@ def evaluate_on_gpu(tmp_path: Path, source: str, problem_dir: Path, uuids: tuple
     path = tmp_path / "solution.py"
     path.write_text(source, encoding="utf-8")
     job_dir = tmp_path / "job"
-    write_job(job_dir, problem, SolutionFiles.from_path(path), workloads, seed=secrets.randbits(48),
-              device="cuda")
-    outcome = run_harness(job_dir, [w.uuid for w in workloads], SuperviseOptions(workload_seconds=300))
-    assert outcome.environment["device"] == "cuda"
+    outcome = run_on_gpu(job_dir, problem, SolutionFiles.from_path(path), workloads, secrets.randbits(48))
     return scored(Evaluated(problem, workloads, outcome), job_dir / "solution", "h200")
 
 

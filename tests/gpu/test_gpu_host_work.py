@@ -14,9 +14,9 @@ import torch
 
 from evaluator.harness import status
 from evaluator.harness.problem import load_problem
-from evaluator.jobs import SolutionFiles, write_job
-from evaluator.supervise import SuperviseOptions, run_harness
+from evaluator.jobs import SolutionFiles
 from tests.conftest import SOLX_EXAMPLES
+from tests.gpu.support import run_on_gpu
 
 CUDNN = SOLX_EXAMPLES / "cudnn" / "softmax"
 
@@ -27,12 +27,8 @@ pytestmark = [pytest.mark.gpu,
 
 def test_a_handle_made_on_every_call_is_charged_to_the_call(tmp_path: Path) -> None:
     problem = load_problem(CUDNN)
-    solution = next(CUDNN.glob("solution*.json"))
-    job_dir = tmp_path / "job"
-    write_job(job_dir, problem, SolutionFiles.from_path(solution), problem.workloads,
-              seed=secrets.randbits(48), device="cuda")
-    uuids = [w.uuid for w in problem.workloads]
-    outcome = run_harness(job_dir, uuids, SuperviseOptions(workload_seconds=300))
+    solution = SolutionFiles.from_path(next(CUDNN.glob("solution*.json")))
+    outcome = run_on_gpu(tmp_path / "job", problem, solution, problem.workloads, secrets.randbits(48))
     for uuid, result in outcome.results.items():
         assert result["status"] == status.PASSED, (uuid, result)
         held = result["timing"]["outside"]

@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 import redis
+from kombu.transport.redis import PRIORITY_STEPS, Channel
 
 PG_OWNER = "postgres"
 
@@ -96,9 +97,6 @@ class PostgresServer:
             raise RuntimeError(f"{' '.join(argv)} failed:\n{done.stdout}{done.stderr}{log}")
 
 
-KOMBU_PRIORITY_STEPS = (0, 3, 6, 9)  # kombu's Redis transport default
-
-
 class RedisServer:
     """A redis-server process that keeps nothing on disk: a restart loses every message."""
 
@@ -137,7 +135,7 @@ class RedisServer:
 
     def waiting(self, queue: str, db: int = 0) -> list[bytes]:
         """The messages waiting on a Celery queue, in every one of kombu's priority lists (a message
-        sent with priority p > 0 waits in `queue` + "\x06\x16" + p: evaluator/modes.py)."""
+        sent with priority p > 0 waits in `queue`, kombu's separator, p: evaluator/modes.py)."""
         client = self.client(db)
-        lists = [queue, *(f"{queue}\x06\x16{p}" for p in KOMBU_PRIORITY_STEPS[1:])]
+        lists = [queue, *(f"{queue}{Channel.sep}{p}" for p in PRIORITY_STEPS[1:])]
         return [envelope for name in lists for envelope in client.lrange(name, 0, -1)]
