@@ -63,6 +63,7 @@ class SolutionSide:
         self.root = root if root is not None else os.getpid()
         self.exempt = exempt
         self.paused = False
+        self.pauses = 0  # completed so far
         self._stopped: list[int] = []
         self._tree: dict[int, bytes] = {}  # pid of the side -> its start time
         self._others: set[int] = set()
@@ -120,6 +121,7 @@ class SolutionSide:
                 time.sleep(0.0001)
         self._stopped = pids
         self.paused = True
+        self.pauses += 1
         return pids
 
     def reap(self, pids: list[int], keep: int | None) -> None:
@@ -170,6 +172,54 @@ def cpu_seconds(pids: list[int]) -> float:
 def _process_cpu_clock(pid: int) -> int:
     """Linux's clock id for a process's CPU time (what clock_getcpuclockid(3) returns)."""
     return ((~pid) << 3) | CPUCLOCK_SCHED
+
+
+class DormantTasks:
+    """Threads and processes of the solution's side that appeared after the harness's snapshot
+    and were let stay: a library's helpers started in an untimed call (the CuTe DSL's compiler
+    leaves an LLVM worker pool). Each must stay dormant: from the pause where the reporter first
+    saw it, it may use no more CPU time than the kernel spends stopping and continuing an idle
+    thread (measured at 12-35 us per pause), so no work of its can fall outside a call's clock."""
+
+    NS_PER_PAUSE = 100_000
+
+    def __init__(self) -> None:
+        self._seen: dict[tuple[int, int, bytes], tuple[int, int]] = {}  # -> CPU ns, pauses then
+
+    def working(self, tasks: list[Task], pauses: int, may_join: bool) -> list[Task]:
+        """Those of `tasks` (newcomers, read while the side is paused, after `pauses` pauses)
+        that worked since they were first seen, or that are new where no newcomer may join
+        (after a timed call)."""
+        found = []
+        for task in tasks:
+            usage = _usage(task)
+            if usage is None:
+                found.append(task)
+                continue
+            key, cpu_ns = (task.pid, task.tid, usage[0]), usage[1]
+            if key in self._seen:
+                then_ns, then_pauses = self._seen[key]
+                if cpu_ns - then_ns > (pauses - then_pauses) * self.NS_PER_PAUSE:
+                    found.append(task)
+            elif may_join:
+                self._seen[key] = cpu_ns, pauses
+            else:
+                found.append(task)
+        return found
+
+
+def _usage(task: Task) -> tuple[bytes, int] | None:
+    """A thread's start time (which tells it from a later one given the same id) and the CPU
+    time it has used, in nanoseconds from the scheduler's statistics (clock ticks where a
+    kernel keeps none)."""
+    stat = _stat(f"/proc/{task.pid}/task/{task.tid}/stat")
+    if stat is None or len(stat) < 20:
+        return None
+    try:
+        with open(f"/proc/{task.pid}/task/{task.tid}/schedstat", "rb") as fh:
+            return stat[19], int(fh.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return stat[19], (int(stat[11]) + int(stat[12])) * 10**9 // os.sysconf("SC_CLK_TCK")
 
 
 def newcomers(before: list[Task], now: list[Task]) -> list[Task]:

@@ -38,7 +38,7 @@ from .gpu_clock import sm_clock_mhz
 from .inputs import InputError, derive_seed, empty_outputs, make_inputs, scrub, torch_dtype
 from .modules import SolutionLoadError, describe_exception, import_file, solution_languages
 from .problem import Definition, Tolerance, Workload, definition_from_json, workload_from_json
-from .processes import PauseFailed, Task, newcomers
+from .processes import DormantTasks, PauseFailed, Task, newcomers
 from .processes import describe as describe_tasks
 from .solution_process import ChannelTampered, SolutionDied, SolutionProcess
 from .timing import Sample, Timing, TimingOptions, flush_l2, measure, time_callable
@@ -160,6 +160,7 @@ class Session:
     calibration: Calibration
     harness_tasks: list[Task]  # threads and processes of the solution's side before the import
     languages: list[str] = field(default_factory=list)  # as its solution.json declares them
+    dormant: DormantTasks = field(default_factory=DormantTasks)
 
 
 def run_job(job: Job, emit: Emit, skip: Iterable[str] = ()) -> None:
@@ -369,7 +370,7 @@ class WorkloadRun:
             call.sm_clock_mhz.append(sm_clock_mhz(self.job.device) if timed else None)
             opened_at = None
             try:
-                self.check_left_running(pids)
+                self.check_left_running(pids, timed)
                 check = self.verify_slot(position, args)
             except Exception:
                 self.stop(nonce)
@@ -398,16 +399,21 @@ class WorkloadRun:
             flush_l2(self.job.device)
         return scalars
 
-    def check_left_running(self, pids: list[int]) -> None:
+    def check_left_running(self, pids: list[int], timed: bool) -> None:
         """No thread or process of the solution's side that was not there before the import may
-        be alive while a call is on the clock: it could work outside the call."""
+        work while calls run: it could work outside a call. One that first shows up after an
+        untimed call may stay if it never runs again (a compiler's idle worker pool)."""
         known = self.session.harness_tasks
         extra = newcomers(known, self.process.tasks(pids, known))
-        if extra and self.session.calibration.calls:
+        if not extra or not self.session.calibration.calls:
+            return
+        working = self.session.dormant.working(extra, self.process.side.pauses, may_join=not timed)
+        if working:
             raise CallFailed(status.REWARD_HACK,
-                             f"{len(extra)} thread(s) or process(es) the harness did not start were "
-                             f"running during a call ({describe_tasks(extra)[:200]}): work must be "
-                             "done inside run(...)")
+                             f"{len(working)} thread(s) or process(es) the harness did not start "
+                             f"were running during a call ({describe_tasks(working)[:200]}): work "
+                             "must be done inside run(...); a helper a library starts in the first "
+                             "calls may stay only if it stays idle")
 
     def reported_samples(self, call: GatedCall, count: int) -> list[Sample]:
         """The solution's process reports its own times: they must be well-formed and fit inside
