@@ -177,19 +177,21 @@ def _process_cpu_clock(pid: int) -> int:
 class DormantTasks:
     """Threads and processes of the solution's side that appeared after the harness's snapshot
     and were let stay: a library's helpers started in an untimed call (the CuTe DSL's compiler
-    leaves an LLVM worker pool). Each must stay dormant: from the pause where the reporter first
-    saw it, it may use no more CPU time than the kernel spends stopping and continuing an idle
-    thread (measured at 12-35 us per pause), so no work of its can fall outside a call's clock."""
+    keeps an LLVM worker pool, busy again whenever a new shape is compiled). Each may work in
+    untimed calls (warm-ups and correctness rounds, whose outputs are checked all the same) but
+    must stay dormant through timed ones: no more CPU time than the kernel spends stopping and
+    continuing an idle thread (measured at 12-35 us per pause), so none of its work can fall
+    outside a timed call's clock."""
 
     NS_PER_PAUSE = 100_000
 
     def __init__(self) -> None:
         self._seen: dict[tuple[int, int, bytes], tuple[int, int]] = {}  # -> CPU ns, pauses then
 
-    def working(self, tasks: list[Task], pauses: int, may_join: bool) -> list[Task]:
+    def working(self, tasks: list[Task], pauses: int, timed: bool) -> list[Task]:
         """Those of `tasks` (newcomers, read while the side is paused, after `pauses` pauses)
-        that worked since they were first seen, or that are new where no newcomer may join
-        (after a timed call)."""
+        that are new or worked since the previous check, where that check was followed by a
+        timed call."""
         found = []
         for task in tasks:
             usage = _usage(task)
@@ -197,14 +199,10 @@ class DormantTasks:
                 found.append(task)
                 continue
             key, cpu_ns = (task.pid, task.tid, usage[0]), usage[1]
-            if key in self._seen:
-                then_ns, then_pauses = self._seen[key]
-                if cpu_ns - then_ns > (pauses - then_pauses) * self.NS_PER_PAUSE:
-                    found.append(task)
-            elif may_join:
-                self._seen[key] = cpu_ns, pauses
-            else:
+            then = self._seen.get(key)
+            if timed and (then is None or cpu_ns - then[0] > (pauses - then[1]) * self.NS_PER_PAUSE):
                 found.append(task)
+            self._seen[key] = cpu_ns, pauses
         return found
 
 

@@ -401,19 +401,19 @@ class WorkloadRun:
 
     def check_left_running(self, pids: list[int], timed: bool) -> None:
         """No thread or process of the solution's side that was not there before the import may
-        work while calls run: it could work outside a call. One that first shows up after an
-        untimed call may stay if it never runs again (a compiler's idle worker pool)."""
+        work through a timed call: it could work outside the call. One that shows up in an
+        untimed call may stay if it idles through timed ones (a compiler's worker pool)."""
         known = self.session.harness_tasks
         extra = newcomers(known, self.process.tasks(pids, known))
         if not extra or not self.session.calibration.calls:
             return
-        working = self.session.dormant.working(extra, self.process.side.pauses, may_join=not timed)
+        working = self.session.dormant.working(extra, self.process.side.pauses, timed)
         if working:
             raise CallFailed(status.REWARD_HACK,
                              f"{len(working)} thread(s) or process(es) the harness did not start "
                              f"were running during a call ({describe_tasks(working)[:200]}): work "
-                             "must be done inside run(...); a helper a library starts in the first "
-                             "calls may stay only if it stays idle")
+                             "must be done inside run(...); a library's helper may stay only if it "
+                             "idles while calls are timed")
 
     def reported_samples(self, call: GatedCall, count: int) -> list[Sample]:
         """The solution's process reports its own times: they must be well-formed and fit inside

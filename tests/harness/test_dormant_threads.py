@@ -1,7 +1,8 @@
-"""Threads a solution's libraries start and leave idle (the CuTe DSL's compiler leaves an LLVM
-worker pool after its first call) may stay; a thread that works after it first appears, or one
-that first appears after a timed call, is REWARD_HACK. The threads here are started with
-`_thread`, which Python's own thread list never sees: only the reporter's reading of /proc does."""
+"""Threads a solution's libraries start in untimed calls (the CuTe DSL's compiler keeps an LLVM
+worker pool, busy whenever a new shape is compiled) may stay if they idle through timed calls;
+one that works through a timed call, or first appears in one, is REWARD_HACK. The threads here
+are started with `_thread`, which Python's own thread list never sees: only the reporter's
+reading of /proc does."""
 
 from __future__ import annotations
 
@@ -41,6 +42,30 @@ def run(x, bias):
     return x * 2.0 + bias[None, :]
 '''
 
+COMPILER_POOL = PREAMBLE + '''
+_done = _thread.allocate_lock()
+_done.acquire()
+_shapes = set()
+
+
+def _compile_on_request():
+    while True:
+        _gate.acquire()
+        sum(range(300000))  # compiling a new shape
+        _done.release()
+
+
+def run(x, bias):
+    _calls[0] += 1
+    if _calls[0] == 1:
+        start(_compile_on_request)
+    if x.shape not in _shapes:  # a shape's first call is a correctness round: untimed
+        _shapes.add(x.shape)
+        _gate.release()
+        _done.acquire()
+    return x * 2.0 + bias[None, :]
+'''
+
 BUSY_HELPER = PREAMBLE + '''
 
 def _poll():
@@ -75,6 +100,11 @@ def statuses(tmp_path: Path, source: str) -> tuple[set[str], str]:
 
 def test_an_idle_pool_started_by_the_first_call_may_stay(tmp_path: Path) -> None:
     found, messages = statuses(tmp_path, IDLE_POOL)
+    assert found == {status.PASSED}, messages
+
+
+def test_a_pool_that_works_only_when_a_new_shape_first_comes_may_stay(tmp_path: Path) -> None:
+    found, messages = statuses(tmp_path, COMPILER_POOL)
     assert found == {status.PASSED}, messages
 
 
