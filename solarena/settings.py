@@ -87,7 +87,15 @@ TEMPLATES = [
                 "django.contrib.messages.context_processors.messages",
             ]
         },
-    }
+    },
+    {  # board rows only (pages.board_views.board_rows, which escapes every text it hands over):
+        # thousands of cells a page, where autoescaping cost more than the rest of the board
+        "NAME": "jinja2",
+        "BACKEND": "django.template.backends.jinja2.Jinja2",
+        "DIRS": [BASE_DIR / "templates" / "jinja2"],
+        "APP_DIRS": False,
+        "OPTIONS": {"autoescape": False},
+    },
 ]
 WSGI_APPLICATION = "solarena.wsgi.application"
 

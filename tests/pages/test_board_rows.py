@@ -1,6 +1,6 @@
-"""A board's rows are made as HTML in Python (pages.board_views.rows_html, one formatter per column),
-not by a template loop over cells: the same bytes the cells and the template they replace gave,
-every text escaped."""
+"""A board's rows come from a Jinja2 template (templates/jinja2/pages/board_rows.html), not a
+Django loop over cells: the same bytes the Django template and its cells gave, every text
+escaped."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from django.utils import timezone
 
 from leaderboard import boards
 from leaderboard.boards import Column, ProblemRow
-from pages.board_views import page_url, rows_html
+from pages.board_views import board_rows, page_url
 
 # templates/pages/_board_rows.html as it was, included by board_page.html
 TEMPLATE = (
@@ -73,7 +73,9 @@ ROWS = [
 
 @pytest.mark.django_db
 def test_problem_board_rows_are_the_bytes_the_template_gave() -> None:
-    assert rows_html(ROWS, boards.PROBLEM_COLUMNS) == as_the_template_made_them(ROWS, boards.PROBLEM_COLUMNS)
+    made = board_rows(ROWS, boards.PROBLEM_COLUMNS)
+    assert made == as_the_template_made_them(ROWS, boards.PROBLEM_COLUMNS)
+    assert "<script>" not in made and "'co'" not in made and '"x"' not in made
 
 
 @pytest.mark.django_db
@@ -83,9 +85,9 @@ def test_category_board_rows_are_the_bytes_the_template_gave() -> None:
             boards.CategoryRow(None, 2, "bob", "", None, 0, None, None, None, None, None, 1,
                                datetime(2026, 12, 1, tzinfo=UTC), None)]
     columns = boards.CATEGORY_COLUMNS
-    assert rows_html(rows, columns) == as_the_template_made_them(rows, columns)
+    assert board_rows(rows, columns) == as_the_template_made_them(rows, columns)
 
 
 def test_no_rows_is_empty() -> None:
     columns = boards.PROBLEM_COLUMNS
-    assert rows_html([], columns) == "" == as_the_template_made_them([], columns)
+    assert board_rows([], columns) == "" == as_the_template_made_them([], columns)
