@@ -211,11 +211,14 @@ def board_rows(rows: Sequence[Any], columns: Sequence[Column]) -> SafeString:
 
 def _cell(column: Column) -> Callable[[Any], Cell]:
     """The column's cell of a row: its text, escaped (numbers as the column's kind shows them,
-    "–" for none), CSS class, and for a name the link to its profile page."""
+    "–" for none), CSS class, and a link: a name's to its profile page, a problem board's score
+    to the submission that made it."""
     key = column.key
     css = "num" if column.numeric else ""
     empty = ("num unscored", "no valid score", "") if key == "score" else (css, "–", "")
     number = {"score": "{:.3f}", "ratio": "{:.0%}", "speedup": "{:.2f}×"}.get(column.kind)
+    if key == "score":
+        return lambda row: empty if (v := row.score) is None else (css, number.format(v), _best_url(row))
     if number is not None:
         return lambda row: empty if (v := getattr(row, key)) is None else (css, number.format(v), "")
     if column.kind == "time":
@@ -223,6 +226,12 @@ def _cell(column: Column) -> Callable[[Any], Cell]:
                             (f"{css} time", timezone.localtime(v).strftime("%Y-%m-%d %H:%M"), ""))
     return lambda row: (empty if (v := getattr(row, key)) is None else
                         (css, html.escape(str(v)), html.escape(profile_url(row, column))))
+
+
+def _best_url(row: Any) -> str:
+    """The page of the submission behind a row's score, where the board keeps it."""
+    submission = getattr(row, "submission_id", None)
+    return page_url("submission", str(submission)) if submission is not None else ""
 
 
 def profile_url(row: Any, column: Column) -> str:
@@ -234,8 +243,8 @@ def profile_url(row: Any, column: Column) -> str:
 
 
 def page_url(name: str, *args: str) -> str:
-    """A participant's or an agent's page (pages/urls.py), or "" for a name no URL can
-    carry (a slash in a username made outside the sign-up form)."""
+    """A participant's, an agent's or a submission's page, or "" for a name no URL can carry
+    (a slash in a username made outside the sign-up form)."""
     return _page_url(get_script_prefix(), get_urlconf(), name, args)
 
 

@@ -33,11 +33,15 @@ class Cell:
 
 
 def old_cell(row: Any, column: Column) -> Cell:
-    """pages.board_views._cell as it was: each cell's text, class and link."""
+    """Each cell's text, class and link, as pages.board_views._cell made them for the Django
+    template (a score's link to its submission added since)."""
     value = getattr(row, column.key)
     css = "num" if column.numeric else ""
     if value is None:
         return Cell("no valid score", "num unscored") if column.key == "score" else Cell("–", css)
+    if column.key == "score":  # linked to the submission behind it, where the board keeps it
+        best = getattr(row, "submission_id", None)
+        return Cell(f"{value:.3f}", css, page_url("submission", str(best)) if best is not None else "")
     if column.kind == "score":
         return Cell(f"{value:.3f}", css)
     if column.kind == "ratio":
@@ -76,6 +80,7 @@ def test_problem_board_rows_are_the_bytes_the_template_gave() -> None:
     made = board_rows(ROWS, boards.PROBLEM_COLUMNS)
     assert made == as_the_template_made_them(ROWS, boards.PROBLEM_COLUMNS)
     assert "<script>" not in made and "'co'" not in made and '"x"' not in made
+    assert '<td class="num"><a href="/submissions/7/">0.988</a></td>' in made
 
 
 @pytest.mark.django_db
