@@ -6,9 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponsePermanentRedirect
 from django.shortcuts import render
 from django.template.loader import render_to_string
+from django.templatetags.static import static
 from django.urls import reverse
 
 from evaluator import modes
@@ -61,3 +62,8 @@ def _content(task_type: str | None) -> dict[str, Any]:
                                            for hw in overview.hardware],
         "anything": bool(recent) or Evaluation.objects.exists(),
     }
+
+
+def favicon(request: HttpRequest) -> HttpResponse:
+    """/favicon.ico, which browsers and feed readers ask for whatever the page links: the icon."""
+    return HttpResponsePermanentRedirect(static("favicon.svg"))

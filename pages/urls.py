@@ -22,6 +22,7 @@ register_converter(AnyText, "anytext")
 
 urlpatterns = [
     path("", home_views.home, name="home"),
+    path("favicon.ico", home_views.favicon, name="favicon"),
     path("boards/problems/<str:problem>/<slug:hardware>/", board_views.problem_board, name="problem-board"),
     path("boards/categories/<slug:category>/<slug:hardware>/", board_views.category_board,
          name="category-board"),
