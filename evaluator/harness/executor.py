@@ -28,7 +28,7 @@ from .integrity import Guard, IntegrityViolation
 from .l2 import reset_persisting_l2
 from .modules import LoadedSolution, SolutionLoadError, describe_exception, is_compile_error, load_solution
 from .problem import Definition, definition_from_json
-from .timing import flush_l2, profiler_session, time_batch
+from .timing import StrayGpuWork, flush_l2, profiler_session, time_batch
 
 MAX_REPLY = 1 << 20
 
@@ -139,6 +139,8 @@ class Executor:
             return {"stopped": True}
         except Failure as exc:
             return {"failure": {"status": exc.verdict, "message": exc.message}}
+        except StrayGpuWork as exc:
+            return {"failure": {"status": status.REWARD_HACK, "message": str(exc)}}
         except Exception as exc:
             forbidden = self.tripwires.take() if self.tripwires is not None else None
             if forbidden:  # it raised because the dispatcher refused a forbidden operation

@@ -221,13 +221,15 @@ def _usage(task: Task) -> tuple[bytes, int] | None:
 
 
 def newcomers(before: list[Task], now: list[Task]) -> list[Task]:
-    """Tasks of `now` beyond those of `before`, by name: a runtime's helper thread that ended and
-    came back under the same name is no newcomer, one more thread of that name is."""
+    """Tasks of `now` beyond those of `before`: every task of a process that was not there, and
+    threads by name: a runtime's helper thread that ended and came back under the same name is no
+    newcomer, one more thread of that name is."""
     allowed = Counter(t.name for t in before)
     known = {(t.pid, t.tid) for t in before}
+    processes = {t.pid for t in before}
     extra = []
     for task in sorted(now, key=lambda t: (t.pid, t.tid) not in known):
-        if allowed[task.name] > 0:
+        if task.pid in processes and allowed[task.name] > 0:
             allowed[task.name] -= 1
         else:
             extra.append(task)

@@ -401,19 +401,23 @@ class WorkloadRun:
 
     def check_left_running(self, pids: list[int], timed: bool) -> None:
         """No thread or process of the solution's side that was not there before the import may
-        work through a timed call: it could work outside the call. One that shows up in an
-        untimed call may stay if it idles through timed ones (a compiler's worker pool)."""
+        work through a timed call: it could work outside the call. A thread that shows up in an
+        untimed call may stay if it idles through timed ones (a compiler's worker pool); a new
+        process may not, idle or not: the GPU work of its own context is in no record of ours."""
         known = self.session.harness_tasks
         extra = newcomers(known, self.process.tasks(pids, known))
         if not extra or not self.session.calibration.calls:
             return
-        working = self.session.dormant.working(extra, self.process.side.pauses, timed)
+        processes = {t.pid for t in known}
+        working = [t for t in extra if t.pid not in processes]
+        working += self.session.dormant.working([t for t in extra if t.pid in processes],
+                                                self.process.side.pauses, timed)
         if working:
             raise CallFailed(status.REWARD_HACK,
                              f"{len(working)} thread(s) or process(es) the harness did not start "
                              f"were running during a call ({describe_tasks(working)[:200]}): work "
-                             "must be done inside run(...); a library's helper may stay only if it "
-                             "idles while calls are timed")
+                             "must be done inside run(...); a library's helper thread may stay only "
+                             "if it idles while calls are timed")
 
     def reported_samples(self, call: GatedCall, count: int) -> list[Sample]:
         """The solution's process reports its own times: they must be well-formed and fit inside

@@ -15,6 +15,7 @@ on the reporter's side.
 
 from __future__ import annotations
 
+import gc
 import json
 import math
 import os
@@ -173,25 +174,34 @@ def time_batch(invoke: Invoke, keep: Keep, count: int, device: torch.device, gat
 def _time_cuda(invoke: Invoke, keep: Keep, count: int, device: torch.device, gate: Gate,
                read_clock: bool) -> list[Sample]:
     host, waits, events, clocks = [], [], [], []
-    with profiler_session() as prof:
-        for j in range(count):
-            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            torch.cuda.synchronize(device)
-            args = gate.open(j)
-            with record_function(f"{ANNOTATION}{j}"):
-                t0 = perf_counter()
-                start.record()
-                result = invoke(args)
-                end.record()
-                t1 = perf_counter()
+    collecting = gc.isenabled()
+    gc.disable()  # between windows no collector callback or finalizer of the callee's may run
+    try:
+        with profiler_session() as prof:
+            for j in range(count):
+                start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
                 torch.cuda.synchronize(device)
-                t2 = perf_counter()
-                host.append((t2 - t0) * 1e3)
-                waits.append((t2 - t1) * 1e3)
-            clocks.append(sm_clock_mhz(device) if read_clock else None)
-            events.append((start, end))
-            keep(j, result)
-            gate.close(j)
+                args = gate.open(j)
+                with record_function(f"{ANNOTATION}{j}"):
+                    if collecting:
+                        gc.enable()
+                    t0 = perf_counter()
+                    start.record()
+                    result = invoke(args)
+                    end.record()
+                    gc.disable()
+                    t1 = perf_counter()
+                    torch.cuda.synchronize(device)
+                    t2 = perf_counter()
+                    host.append((t2 - t0) * 1e3)
+                    waits.append((t2 - t1) * 1e3)
+                clocks.append(sm_clock_mhz(device) if read_clock else None)
+                events.append((start, end))
+                keep(j, result)
+                gate.close(j)
+    finally:
+        if collecting:
+            gc.enable()
     spans = activity_spans(prof, count)
     return [Sample(host_ms=h, gpu_ms=span, event_ms=start.elapsed_time(end), sm_clock_mhz=clock, wait_ms=w)
             for span, h, w, (start, end), clock in zip(spans, host, waits, events, clocks, strict=True)]
@@ -237,12 +247,23 @@ def profiler_session() -> Any:
     return profile(use_cpu=True, use_device="cuda", use_kineto=True)
 
 
+class StrayGpuWork(Exception):
+    """GPU work launched between the calls' windows by a thread other than the one that runs them."""
+
+
 def activity_spans(prof: Any, count: int) -> list[float | None]:
     """Per timed call: ms from the first GPU activity start to the last end of what the call
     launched (trace_spans), read from the session's records in memory (exporting and parsing a
     trace file cost about 18 ms a session), or from the exported trace where a span is short
-    enough for the in-memory records' resolution to matter (FINE_SPAN_MS)."""
-    spans = trace_spans(_in_memory_events(prof), count)
+    enough for the in-memory records' resolution to matter (FINE_SPAN_MS). StrayGpuWork where
+    another thread launched GPU work outside every window (stray_launches)."""
+    events = _in_memory_events(prof)
+    stray = stray_launches(events)
+    if stray:
+        raise StrayGpuWork(f"{stray} GPU operation(s) were launched between calls by a thread other than "
+                           "the one that runs them, outside every call's window: work must be done "
+                           "inside run(...)")
+    spans = trace_spans(events, count)
     if any(span is not None and span < FINE_SPAN_MS for span in spans):
         return exported_spans(prof, count)
     return spans
@@ -266,7 +287,7 @@ def _in_memory_events(prof: Any) -> list[dict[str, Any]]:
             continue
         correlation = e.correlation_id() if cat != "user_annotation" else None
         events.append({"name": e.name(), "cat": cat, "ts": e.start_ns() / 1e3, "dur": e.duration_ns() / 1e3,
-                       "args": {"correlation": correlation or None}})
+                       "tid": e.device_resource_id(), "args": {"correlation": correlation or None}})
     return events
 
 
@@ -324,6 +345,25 @@ def trace_spans(events: list[dict[str, Any]], count: int) -> list[float | None]:
         inside = per_call.get(index)
         spans.append((max(t for _, t in inside) - min(s for s, _ in inside)) / 1e3 if inside else None)
     return spans
+
+
+def stray_launches(events: list[dict[str, Any]]) -> int:
+    """GPU activities launched outside every window by a thread other than the one whose windows
+    they are (the gating thread's own launches there are the harness's: inputs, flushes, the
+    copy of the outputs). Work a helper thread launches after a window closes would run before
+    the outputs are copied and checked, in no call's span."""
+    windows = [(float(e["ts"]), float(e["ts"]) + float(e["dur"])) for e in events
+               if e.get("cat") == "user_annotation" and str(e.get("name", "")).startswith(ANNOTATION)]
+    callers = {e.get("tid") for e in events
+               if e.get("cat") == "user_annotation" and str(e.get("name", "")).startswith(ANNOTATION)}
+    outside: set[Any] = set()
+    for e in events:
+        correlation = (e.get("args") or {}).get("correlation")
+        if (e.get("cat") in LAUNCHES and correlation is not None and e.get("tid") not in callers
+                and not any(lo <= float(e["ts"]) <= hi for lo, hi in windows)):
+            outside.add(correlation)
+    return sum(1 for e in events
+               if e.get("cat") in GPU_ACTIVITY and (e.get("args") or {}).get("correlation") in outside)
 
 
 _flush_buffers: dict[int, torch.Tensor] = {}

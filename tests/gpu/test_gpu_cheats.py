@@ -80,3 +80,10 @@ def test_persisting_l2_lines_do_not_survive_the_flush(tmp_path: Path) -> None:
             # reads served from pinned L2 lines would make the same kernel markedly faster
             assert row["latency_ms"] >= 0.85 * twin["latency_ms"], (pinned.describe(), honest.describe())
             assert not row["below_sol"], pinned.describe()
+
+
+@pytest.mark.parametrize("name", ["gpu_gc_hook_late_launch", "gpu_idle_helper_late_launch"])
+def test_work_launched_after_the_window_is_caught(tmp_path: Path, name: str) -> None:
+    run = evaluate_on_gpu(tmp_path, cheat_source(name), SCALE_SHIFT, (L2_WORKLOAD,))
+    assert_not_broken(run)
+    assert_timed_honestly(run, {r["uuid"]: SPIN_MS for r in run.rows})  # the spin alone

@@ -92,6 +92,19 @@ def run(x, bias):
 '''
 
 
+IDLE_CHILD = PREAMBLE + '''
+import os
+
+
+def run(x, bias):
+    _calls[0] += 1
+    if _calls[0] == 1 and os.fork() == 0:  # a process started by the first call, asleep from then on
+        time.sleep(120)
+        os._exit(0)
+    return x * 2.0 + bias[None, :]
+'''
+
+
 def statuses(tmp_path: Path, source: str) -> tuple[set[str], str]:
     evaluated = evaluate_source(tmp_path, source, options=CALLS)
     rows = evaluated.outcome.results.values()
@@ -118,3 +131,9 @@ def test_a_thread_first_seen_after_a_timed_call_is_caught_even_idle(tmp_path: Pa
     found, messages = statuses(tmp_path, LATE_HELPER)
     assert status.REWARD_HACK in found, messages
     assert "the harness did not start" in messages
+
+
+def test_a_process_started_by_the_first_call_is_caught_even_idle(tmp_path: Path) -> None:
+    found, messages = statuses(tmp_path, IDLE_CHILD)
+    assert status.REWARD_HACK in found, messages
+    assert "process(es) the harness did not start" in messages

@@ -81,6 +81,14 @@ def test_a_runtime_thread_that_came_back_is_no_newcomer_but_one_more_is() -> Non
     assert {(t.pid, t.tid) for t in newcomers(before, one_more)} == {(10, 13), (11, 11)}
 
 
+def test_a_new_process_is_a_newcomer_even_under_the_name_of_a_thread_that_ended() -> None:
+    from evaluator.harness.processes import Task, newcomers
+
+    before = [Task(10, 10, "python"), Task(10, 11, "python")]
+    forked = [Task(10, 10, "python"), Task(12, 12, "python")]  # thread 11 ended; a fork took its name
+    assert newcomers(before, forked) == [Task(12, 12, "python")]
+
+
 LISTING = textwrap.dedent('''
     import json, os, time
     from evaluator.harness.processes import SolutionSide
