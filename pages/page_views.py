@@ -16,9 +16,10 @@ from django.template.loader import render_to_string
 from django.utils import timezone
 from django.utils.safestring import SafeString
 
-from evaluator.harness.problem import TASK_TYPES
+from evaluator.harness.problem import TASK_TYPES, Tolerance
 from leaderboard.lookup import current_problem
 from leaderboard.models import Category, Hardware, Problem
+from submissions.models import LANGUAGES
 
 from . import charts, page_cache, page_queries
 from .highlight import css, highlight
@@ -105,6 +106,9 @@ def _details(problem: Problem, tabs: list[Hardware]) -> SafeString:
         "workloads": [w for w in workloads if not w.workload.smoke],
         "smoke_workloads": [w for w in workloads if w.workload.smoke],
         "bound_source": page_queries.bound_source(workloads),
+        "tolerance": Tolerance().merged(definition.get("tolerance"), "definition"),
+        "forbidden": definition.get("forbidden") or [],
+        "languages": [label for _, label in LANGUAGES],
         "reference": highlight(definition.get("reference") or ""),
         "baseline": highlight(definition["baseline"]) if definition.get("baseline") else None,
         # CUDA starters are Python too: the kernel is a string given to load_inline.

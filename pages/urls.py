@@ -3,7 +3,7 @@ and hardware. The submission and account pages are in submissions/urls.py and ac
 
 from django.urls import path, register_converter
 
-from . import board_views, home_views, page_views
+from . import board_views, docs_views, home_views, page_views
 
 
 class AnyText:
@@ -34,4 +34,6 @@ urlpatterns = [
     path("hardware/", page_views.hardware_list, name="hardware_list"),
     path("hardware/<slug:slug>/", page_views.hardware_detail, name="hardware"),
     path("highlight.css", page_views.highlight_css, name="highlight_css"),
+    path("docs/", docs_views.docs_index, name="docs"),
+    path("docs/<slug:name>/", docs_views.doc, name="doc"),
 ]
