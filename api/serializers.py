@@ -14,7 +14,7 @@ from evaluator import modes, workers
 from evaluator.hidden_results import hidden_summary, visible_row, visible_rows
 from evaluator.jobs import SolutionError, SolutionFiles, SourceTooLarge, check_size
 from evaluator.models import Evaluation, WorkloadResult, public_environment
-from evaluator.scoring.hardware import UnknownHardware, get_hardware
+from evaluator.scoring.hardware import timing_note
 from evaluator.toolchains import infer_language
 from leaderboard.lookup import current_problem
 from leaderboard.models import Hardware, Problem, Workload
@@ -141,10 +141,7 @@ class EvaluationSerializer(serializers.ModelSerializer):
 
     def get_timing_note(self, evaluation: Evaluation) -> str:
         """What its times are not (the CPU's: no GPU timing), from the hardware table; empty for a GPU."""
-        try:
-            return get_hardware(evaluation.hardware.slug).notes
-        except UnknownHardware:
-            return ""
+        return timing_note(evaluation.hardware.slug)
 
 
 class PublicEnvironmentField(serializers.JSONField):

@@ -22,6 +22,7 @@ from django.urls import NoReverseMatch, get_script_prefix, get_urlconf, reverse
 from django.utils import timezone
 from django.utils.safestring import SafeString, mark_safe
 
+from evaluator.scoring.hardware import timing_note
 from leaderboard import boards
 from leaderboard.boards import Column
 from leaderboard.lookup import current_problem
@@ -166,6 +167,7 @@ def _respond(request: HttpRequest, rows: Rows, template: str, context: dict[str,
         **context,
         "headers": _headers(query, columns, sort),
         "board_rows": board_rows(ordered(), columns),
+        "timing_note": timing_note(current.slug),
         "tabs": [Tab(hw.slug, url_on(hw.slug) + _query(query), hw.pk == current.pk) for hw in hardware],
         "csv_url": _query(query, format="csv"), "json_url": api_url,
     })

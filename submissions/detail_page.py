@@ -13,6 +13,7 @@ from typing import Any
 from evaluator.harness import status
 from evaluator.hidden_results import hidden_summary, shown_progress, visible_rows
 from evaluator.models import Evaluation
+from evaluator.scoring.hardware import timing_note
 from pages import charts
 from pages.templatetags.page_format import axes as axes_label
 
@@ -50,6 +51,7 @@ def prepare(evaluation: Evaluation, details_visible: bool) -> Evaluation:
     evaluation.environment_items = sorted((key, value) for key, value in environment.items()
                                           if key not in PRIVATE_ENVIRONMENT)
     evaluation.details_visible = details_visible
+    evaluation.timing_note = timing_note(evaluation.hardware.slug)
     return evaluation
 
 

@@ -197,6 +197,13 @@ def get_hardware(slug: str) -> HardwareSpec:
         raise UnknownHardware(f"unknown hardware {slug!r}; known: {', '.join(HARDWARE)}") from None
 
 
+def timing_note(slug: str) -> str:
+    """What a hardware's times are not (the CPU's: no GPU timing), to show beside them; "" for a
+    GPU or a hardware the table does not know."""
+    spec = HARDWARE.get(slug.strip().lower())
+    return spec.notes if spec is not None else ""
+
+
 def compute_class(dtype: str) -> str:
     """The peak key for a tensor dtype name ("bfloat16", "torch.float8_e4m3fn", "tf32", ...)."""
     name = dtype.strip().removeprefix("torch.")

@@ -1,0 +1,29 @@
+"""CPU results carry their note (the Triton interpreter's times say nothing of a GPU) wherever
+they appear: the boards of the cpu hardware, each cpu evaluation on a submission's page, and the
+API's evaluations; a GPU's carry none."""
+
+from __future__ import annotations
+
+import html
+
+import pytest
+from django.test import Client
+
+from tests.platform import factories
+
+pytestmark = pytest.mark.django_db
+NOTE = "say nothing of a GPU's speed"
+
+
+def text(client: Client, url: str) -> str:
+    return html.unescape(client.get(url).content.decode())
+
+
+def test_cpu_boards_and_evaluations_carry_the_note_and_gpu_boards_do_not(client: Client) -> None:
+    problem, cpu = factories.make_problem(), factories.make_hardware("cpu")
+    h200 = factories.make_hardware("h200")
+    evaluation = factories.make_scored(factories.make_participant("ada"), problem, cpu, 0.4)
+    assert NOTE in text(client, f"/boards/problems/{problem.name}/cpu/")
+    assert NOTE in text(client, f"/boards/categories/{problem.category.slug}/cpu/")
+    assert NOTE not in text(client, f"/boards/problems/{problem.name}/{h200.slug}/")
+    assert NOTE in text(client, f"/submissions/{evaluation.submission_id}/")
