@@ -35,6 +35,9 @@ class OldEvent:  # torch 2.11: no activity_type()
     def correlation_id(self) -> int:
         return self._correlation
 
+    def device_resource_id(self) -> int:  # a host record's thread: one thread runs them all here
+        return 1
+
     def start_ns(self) -> int:
         return self._start
 
