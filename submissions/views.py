@@ -17,7 +17,8 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
 from django.views.decorators.http import require_POST
 
-from evaluator.models import Evaluation, WorkloadResult
+from evaluator import workers
+from evaluator.models import Evaluation, WorkerHeartbeat, WorkloadResult
 from leaderboard.models import Problem
 from pages import page_cache
 from pages.page_cache import public_page
@@ -66,16 +67,22 @@ def submission_list(request: HttpRequest) -> HttpResponse:
 
 
 def _shown(submission_id: int) -> str | None:
-    """The version of a submission's page: what it shows of each evaluation (SHOWN), whether the
-    source is public and whether the problem's solutions are revealed; None for a missing
-    submission. Plain SQL: this runs on every view and every poll of the page."""
+    """The version of a submission's page: what it shows of each evaluation (SHOWN; a queued one's
+    place in line and whether a worker serves its hardware), whether the source is public and
+    whether the problem's solutions are revealed; None for a missing submission. Plain SQL: this
+    runs on every view and every poll of the page."""
     columns = ", ".join(f"e.{'id' if name == 'pk' else name}" for name in SHOWN)
+    evaluations, heartbeats = Evaluation._meta.db_table, WorkerHeartbeat._meta.db_table
     with connection.cursor() as cursor:
         cursor.execute(
-            f"SELECT {columns}, s.published, p.solutions_revealed FROM {Evaluation._meta.db_table} e "
-            f"JOIN {Submission._meta.db_table} s ON s.id = e.submission_id "
+            f"SELECT {columns}, s.published, p.solutions_revealed, CASE WHEN e.state = %s THEN "
+            f"(SELECT count(*) FROM {evaluations} q WHERE q.hardware_id = e.hardware_id AND q.state = %s "
+            f"AND q.id < e.id) END, CASE WHEN e.state = %s THEN (SELECT count(*) FROM {heartbeats} h "
+            "WHERE h.hardware_id = e.hardware_id AND h.last_seen >= %s) > 0 END "
+            f"FROM {evaluations} e JOIN {Submission._meta.db_table} s ON s.id = e.submission_id "
             f"JOIN {Problem._meta.db_table} p ON p.id = s.problem_id "
-            "WHERE e.submission_id = %s ORDER BY e.id", [submission_id])
+            "WHERE e.submission_id = %s ORDER BY e.id",
+            [Evaluation.QUEUED, Evaluation.QUEUED, Evaluation.QUEUED, workers.live_since(), submission_id])
         rows = cursor.fetchall()
     return repr(rows) if rows else None
 
@@ -116,7 +123,7 @@ def _detail(request: HttpRequest, submission_id: int, template: str) -> HttpResp
     else:
         # Rendered once per change of what it shows of each evaluation (its results come once, when
         # it is scored): not at every view and every poll of a watched submission.
-        shown = [tuple(getattr(e, name) for name in SHOWN) for e in evaluations]
+        shown = [(*(getattr(e, name) for name in SHOWN), detail_page.queue_key(e)) for e in evaluations]
         part = page_cache.cached(f"submission-part:{submission.pk}:{details_visible}:{shown}",
                                  lambda: render_to_string("submissions/_evaluations.html",
                                                           {**context, "evaluations": prepared()}))

@@ -41,3 +41,15 @@ def percent(value: Any) -> str:
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
         return DASH
     return f"{value:.0%}"
+
+
+@register.filter
+def duration(seconds: Any) -> str:
+    """A wait in the unit that fits: `40 s`, `3 min`, `1.5 h`."""
+    if isinstance(seconds, bool) or not isinstance(seconds, int | float) or not math.isfinite(seconds):
+        return DASH
+    if seconds < 90:
+        return f"{max(seconds, 1):.0f} s"
+    if seconds < 90 * 60:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
