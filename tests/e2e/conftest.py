@@ -4,6 +4,7 @@ screenshots of each page kind (SOLARENA_SCREENSHOTS, else the test's tmp dir).""
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -40,3 +41,13 @@ def screenshots(tmp_path: Path) -> Path:
     folder = Path(os.environ.get("SOLARENA_SCREENSHOTS") or tmp_path / "screenshots")
     folder.mkdir(parents=True, exist_ok=True)
     return folder
+
+
+def sign_up(page: Any, url: str, username: str, password: str) -> None:
+    """Sign up through the form, which logs the new account in and lands on its profile."""
+    page.goto(f"{url}/accounts/signup/")
+    page.fill("input[name=username]", username)
+    page.fill("input[name=password1]", password)
+    page.fill("input[name=password2]", password)
+    page.click("button:has-text('Create account')")
+    page.wait_for_url(re.compile(r"/accounts/profile/$"))

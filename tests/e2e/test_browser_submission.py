@@ -14,7 +14,7 @@ from django.core.cache import cache
 from django.db import connections
 
 from accounts.services import TOKEN_PREFIX
-from tests.e2e.conftest import needs_chromium
+from tests.e2e.conftest import needs_chromium, sign_up
 from tests.platform import factories
 from tests.platform import test_worker_end_to_end as end_to_end
 
@@ -47,12 +47,7 @@ def _sign_up_submit_watch_scored_and_ranked(url: str, broker: str, page: Any, tm
     log = tmp_path / "worker.log"
     with end_to_end.celery_worker(broker, log) as worker:
         # Sign up: the form logs the new account in and lands on the profile.
-        page.goto(f"{url}/accounts/signup/")
-        page.fill("input[name=username]", USERNAME)
-        page.fill("input[name=password1]", PASSWORD)
-        page.fill("input[name=password2]", PASSWORD)
-        page.click("button:has-text('Create account')")
-        page.wait_for_url(re.compile(r"/accounts/profile/$"))
+        sign_up(page, url, USERNAME, PASSWORD)
         expect(page.locator("h2")).to_have_text(USERNAME)
 
         # A token: its secret is shown once, in full, with the documented prefix.

@@ -14,7 +14,7 @@ import pytest
 from django.core.cache import cache
 from django.db import connections
 
-from tests.e2e.conftest import needs_chromium
+from tests.e2e.conftest import needs_chromium, sign_up
 from tests.platform import factories
 from tests.platform import test_worker_end_to_end as end_to_end
 
@@ -50,12 +50,7 @@ def _journey(url: str, broker: str, page: Any, shots: Path, tmp_path: Path) -> N
     expect(page.locator(".score-explained")).to_contain_text("0.5 when it matches the problem's baseline")
     shot("01-home")
 
-    page.goto(f"{url}/accounts/signup/")
-    page.fill("input[name=username]", USERNAME)
-    page.fill("input[name=password1]", PASSWORD)
-    page.fill("input[name=password2]", PASSWORD)
-    page.click("button:has-text('Create account')")
-    page.wait_for_url(re.compile(r"/accounts/profile/$"))
+    sign_up(page, url, USERNAME, PASSWORD)
     page.fill("input[name=name]", "laptop")
     page.click("button:has-text('Create token')")
     expect(page.locator("button[data-copy=new-token-secret]")).to_be_visible()
