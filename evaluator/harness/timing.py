@@ -175,21 +175,19 @@ def _time_cuda(invoke: Invoke, keep: Keep, count: int, device: torch.device, gat
                read_clock: bool) -> list[Sample]:
     host, waits, events, clocks = [], [], [], []
     collecting = gc.isenabled()
-    gc.disable()  # between windows no collector callback or finalizer of the callee's may run
-    try:
+    gc.disable()  # no collector callback or finalizer of the callee's runs in the harness's code,
+    try:  # and no collection lands in a timed call (timeit does the same)
         with profiler_session() as prof:
             for j in range(count):
                 start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
                 torch.cuda.synchronize(device)
                 args = gate.open(j)
                 with record_function(f"{ANNOTATION}{j}"):
-                    if collecting:
-                        gc.enable()
                     t0 = perf_counter()
                     start.record()
                     result = invoke(args)
                     end.record()
-                    gc.disable()
+                    gc.disable()  # run() may have turned it on
                     t1 = perf_counter()
                     torch.cuda.synchronize(device)
                     t2 = perf_counter()
