@@ -22,6 +22,7 @@ from django.urls import NoReverseMatch, get_script_prefix, get_urlconf, reverse
 from django.utils import timezone
 from django.utils.safestring import SafeString, mark_safe
 
+from evaluator.scoring import numbers
 from evaluator.scoring.hardware import timing_note
 from leaderboard import boards
 from leaderboard.boards import Column
@@ -218,11 +219,13 @@ def _cell(column: Column) -> Callable[[Any], Cell]:
     key = column.key
     css = "num" if column.numeric else ""
     empty = ("num unscored", "no valid score", "") if key == "score" else (css, "–", "")
-    number = {"score": "{:.3f}", "ratio": "{:.0%}", "speedup": "{:.2f}×"}.get(column.kind)
+    number = {"score": numbers.significant, "ratio": numbers.share,
+              "speedup": lambda v: f"{numbers.significant(v)}×"}.get(column.kind)
     if key == "score":
-        return lambda row: empty if (v := row.score) is None else (css, number.format(v), _best_url(row))
+        return lambda row: (empty if (v := row.score) is None else
+                            (css, numbers.significant(v), _best_url(row)))
     if number is not None:
-        return lambda row: empty if (v := getattr(row, key)) is None else (css, number.format(v), "")
+        return lambda row: empty if (v := getattr(row, key)) is None else (css, number(v), "")
     if column.kind == "time":
         return lambda row: (empty if (v := getattr(row, key)) is None else
                             (f"{css} time", timezone.localtime(v).strftime("%Y-%m-%d %H:%M"), ""))

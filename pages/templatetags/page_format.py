@@ -8,6 +8,8 @@ from typing import Any
 
 from django import template
 
+from evaluator.scoring import numbers
+
 register = template.Library()
 DASH = "–"
 
@@ -18,6 +20,13 @@ def sig(value: Any, digits: int = 3) -> str:
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
         return DASH
     return f"{value:.{int(digits)}g}"
+
+
+@register.filter
+def score(value: Any) -> str:
+    """A score, ratio or speedup as the CLI and the boards write it: three significant digits,
+    trailing zeros kept (evaluator/scoring/numbers.py); a dash for none."""
+    return numbers.significant(value)
 
 
 @register.filter
@@ -44,7 +53,14 @@ def percent(value: Any) -> str:
 
 
 @register.filter
-def duration(seconds: Any) -> str:
+def ms(value: Any) -> str:
+    """A time given in ms, three significant digits in the unit that fits (412 ns, 3.57 us, 12.3 ms),
+    as the CLI writes it (evaluator/scoring/numbers.py)."""
+    return numbers.duration(value)
+
+
+@register.filter
+def wait(seconds: Any) -> str:
     """A wait in the unit that fits: `40 s`, `3 min`, `1.5 h`."""
     if isinstance(seconds, bool) or not isinstance(seconds, int | float) or not math.isfinite(seconds):
         return DASH

@@ -12,6 +12,7 @@ import pytest
 from django.template import Context, Template
 from django.utils import timezone
 
+from evaluator.scoring import numbers
 from leaderboard import boards
 from leaderboard.boards import Column, ProblemRow
 from pages.board_views import board_rows, page_url
@@ -34,20 +35,22 @@ class Cell:
 
 def old_cell(row: Any, column: Column) -> Cell:
     """Each cell's text, class and link, as pages.board_views._cell made them for the Django
-    template (a score's link to its submission added since)."""
+    template (since: a score's link to its submission, numbers as evaluator.scoring.numbers
+    writes them for the CLI too)."""
     value = getattr(row, column.key)
     css = "num" if column.numeric else ""
     if value is None:
         return Cell("no valid score", "num unscored") if column.key == "score" else Cell("–", css)
     if column.key == "score":  # linked to the submission behind it, where the board keeps it
         best = getattr(row, "submission_id", None)
-        return Cell(f"{value:.3f}", css, page_url("submission", str(best)) if best is not None else "")
+        link = page_url("submission", str(best)) if best is not None else ""
+        return Cell(numbers.significant(value), css, link)
     if column.kind == "score":
-        return Cell(f"{value:.3f}", css)
+        return Cell(numbers.significant(value), css)
     if column.kind == "ratio":
-        return Cell(f"{value:.0%}", css)
+        return Cell(numbers.share(value), css)
     if column.kind == "speedup":
-        return Cell(f"{value:.2f}×", css)
+        return Cell(f"{numbers.significant(value)}×", css)
     if column.kind == "time":
         return Cell(timezone.localtime(value).strftime("%Y-%m-%d %H:%M"), f"{css} time")
     url = page_url("participant", row.user) if column.key == "user" else ""
@@ -81,6 +84,7 @@ def test_problem_board_rows_are_the_bytes_the_template_gave() -> None:
     assert made == as_the_template_made_them(ROWS, boards.PROBLEM_COLUMNS)
     assert "<script>" not in made and "'co'" not in made and '"x"' not in made
     assert '<td class="num"><a href="/submissions/7/">0.988</a></td>' in made
+    assert '<td class="num">12.3×</td>' in made  # three significant digits, as the CLI writes them
 
 
 @pytest.mark.django_db

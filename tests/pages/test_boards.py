@@ -198,7 +198,7 @@ def test_category_board_means_over_problems_and_filters_by_task_type(client: Cli
     assert [(r[0], r[1], r[3], r[4]) for r in table(client, url)] == [
         ("1", "bob", "0.500", "1"), ("2", "ada", "0.400", "2"), ("–", "cyd", "no valid score", "0")]
     assert [(r[1], r[3]) for r in table(client, url, task_type="optimize_triton")] == [
-        ("bob", "1.000"), ("ada", "0.400")]
+        ("bob", "1.00"), ("ada", "0.400")]
     content = client.get(url, {"task_type": "optimize_triton"}).content.decode()
     assert '<option value="optimize_triton" selected>' in content
     assert 'href="/boards/problems/tuned/cpu/"' in content and "/boards/problems/plain/" not in content

@@ -10,6 +10,7 @@ import pytest
 from django.test import Client
 
 from evaluator.models import Evaluation
+from evaluator.scoring import numbers
 from leaderboard.models import Hardware, Problem, Workload
 from leaderboard.problems import visible_sol_bounds
 from tests.platform import factories
@@ -42,7 +43,7 @@ def test_anyone_reads_the_description_code_and_visible_workloads(client: Client,
     for workload, bounds in visible_sol_bounds(problem, [cpu, h200]):
         row = body[body.index(f"<code>{workload.uuid}</code>"):]
         row = row[:row.index("</tr>")]
-        assert f"{bounds['cpu']:.3g}" in row and f"{bounds['h200']:.3g}" in row
+        assert numbers.duration(bounds["cpu"]) in row and numbers.duration(bounds["h200"]) in row
     for hidden in problem.workloads.filter(visibility=Workload.HIDDEN):
         assert hidden.uuid not in body
 

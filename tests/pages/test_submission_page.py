@@ -110,7 +110,7 @@ def test_hidden_workloads_show_as_one_row_of_aggregates(client: Client, owner: A
     WorkloadResult.objects.create(evaluation=evaluation, workload=hidden[1], status="PASSED",
                                   latency_ms=1.5, sol_ms=0.5, score=0.25)
     body = signed_in(client, owner).get(page(evaluation.submission_id)).content.decode()
-    assert "visible-note 0" in body and "1.2500" in body and "0.400" in body  # fraction of SOL 0.5/1.25
+    assert "visible-note 0" in body and "1.25 ms" in body and "0.400" in body  # fraction of SOL 0.5/1.25
     for secret in ("INCORRECT_NUMERICAL", "hidden-secret", "987.6", "876.5", "765.4", "654.3",
                    hidden[0].uuid, "hidden-workload\""):
         assert secret not in body, secret
