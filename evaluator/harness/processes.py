@@ -175,18 +175,20 @@ def _process_cpu_clock(pid: int) -> int:
 
 
 class DormantTasks:
-    """Threads and processes of the solution's side that appeared after the harness's snapshot
-    and were let stay: a library's helpers started in an untimed call (the CuTe DSL's compiler
-    keeps an LLVM worker pool, busy again whenever a new shape is compiled). Each may work in
-    untimed calls (warm-ups and correctness rounds, whose outputs are checked all the same) but
-    must stay dormant through timed ones: no more CPU time than the kernel spends stopping and
-    continuing an idle thread (measured at 12-35 us per pause), so none of its work can fall
-    outside a timed call's clock."""
+    """Threads of the solution's process that appeared after the harness's snapshot and were let
+    stay: a library's helpers started in an untimed call (the CuTe DSL's compiler keeps an LLVM
+    worker pool, busy again whenever a new shape is compiled). Each may work in untimed calls
+    (warm-ups and correctness rounds, whose outputs are checked all the same) but must stay
+    dormant through timed ones. Stopping and continuing an idle thread wakes it once and lets it
+    sleep twice (two voluntary context switches) and costs it 11-35 us of CPU (more where the
+    machine is loaded: a virtual CPU taken away mid-way is charged too); a thread that woke to do
+    anything slept once more, and one that spun used more CPU."""
 
-    NS_PER_PAUSE = 100_000
+    NS_PER_PAUSE = 500_000
+    SWITCHES_PER_PAUSE = 2
 
     def __init__(self) -> None:
-        self._seen: dict[tuple[int, int, bytes], tuple[int, int]] = {}  # -> CPU ns, pauses then
+        self._seen: dict[tuple[int, int, bytes], tuple[int, int, int]] = {}  # -> CPU ns, sleeps, pauses
 
     def working(self, tasks: list[Task], pauses: int, timed: bool) -> list[Task]:
         """Those of `tasks` (newcomers, read while the side is paused, after `pauses` pauses)
@@ -198,26 +200,38 @@ class DormantTasks:
             if usage is None:
                 found.append(task)
                 continue
-            key, cpu_ns = (task.pid, task.tid, usage[0]), usage[1]
+            key = (task.pid, task.tid, usage[0])
             then = self._seen.get(key)
-            if timed and (then is None or cpu_ns - then[0] > (pauses - then[1]) * self.NS_PER_PAUSE):
+            if timed and (then is None or _worked(usage[1:], then, pauses - then[2])):
                 found.append(task)
-            self._seen[key] = cpu_ns, pauses
+            self._seen[key] = usage[1], usage[2], pauses
         return found
 
 
-def _usage(task: Task) -> tuple[bytes, int] | None:
-    """A thread's start time (which tells it from a later one given the same id) and the CPU
-    time it has used, in nanoseconds from the scheduler's statistics (clock ticks where a
-    kernel keeps none)."""
-    stat = _stat(f"/proc/{task.pid}/task/{task.tid}/stat")
+def _worked(now: tuple[int, int], then: tuple[int, int, int], pauses: int) -> bool:
+    cpu_ns, sleeps = now
+    return (cpu_ns - then[0] > pauses * DormantTasks.NS_PER_PAUSE
+            or sleeps - then[1] > pauses * DormantTasks.SWITCHES_PER_PAUSE)
+
+
+def _usage(task: Task) -> tuple[bytes, int, int] | None:
+    """A thread's start time (which tells it from a later one given the same id), the CPU time it
+    has used, in nanoseconds from the scheduler's statistics (clock ticks where a kernel keeps
+    none), and how often it went to sleep (voluntary context switches)."""
+    folder = f"/proc/{task.pid}/task/{task.tid}"
+    stat = _stat(f"{folder}/stat")
     if stat is None or len(stat) < 20:
         return None
     try:
-        with open(f"/proc/{task.pid}/task/{task.tid}/schedstat", "rb") as fh:
-            return stat[19], int(fh.read().split()[0])
+        with open(f"{folder}/status", "rb") as fh:
+            sleeps = int(fh.read().split(b"voluntary_ctxt_switches:")[1].split()[0])
     except (OSError, ValueError, IndexError):
-        return stat[19], (int(stat[11]) + int(stat[12])) * 10**9 // os.sysconf("SC_CLK_TCK")
+        return None
+    try:
+        with open(f"{folder}/schedstat", "rb") as fh:
+            return stat[19], int(fh.read().split()[0]), sleeps
+    except (OSError, ValueError, IndexError):
+        return stat[19], (int(stat[11]) + int(stat[12])) * 10**9 // os.sysconf("SC_CLK_TCK"), sleeps
 
 
 def newcomers(before: list[Task], now: list[Task]) -> list[Task]:
