@@ -34,6 +34,15 @@ class Availability:
     workers: int
     last_seen: datetime | None
 
+    @property
+    def text(self) -> str:
+        """What a submitter needs to know of the hardware's workers, in a few words."""
+        if self.state == ONLINE:
+            return f"{self.workers} worker{'s' if self.workers != 1 else ''} online"
+        if self.state == EXPECTED:
+            return "no worker online yet, workers expected"
+        return "no worker online: submissions are refused"
+
 
 def beat(worker: str, slugs: Iterable[str]) -> None:
     """Record that `worker` serves the queues of these hardware slugs now."""

@@ -16,6 +16,7 @@ from django.template.loader import render_to_string
 from django.utils import timezone
 from django.utils.safestring import SafeString
 
+from evaluator import workers
 from evaluator.harness.problem import TASK_TYPES, Tolerance
 from leaderboard.lookup import current_problem
 from leaderboard.models import Category, Hardware, Problem
@@ -161,9 +162,11 @@ def _agent(owner: AbstractBaseUser, name: str, viewer: AbstractBaseUser | Anonym
 def hardware_list(request: HttpRequest) -> HttpResponse:
     shown = ("memory_bandwidth", "bfloat16", "float32", "float8")
     rows = []
-    for hw in Hardware.objects.order_by("-active", "slug"):
+    hardware = list(Hardware.objects.order_by("-active", "slug"))
+    states = workers.availability(hardware)
+    for hw in hardware:
         peaks = {peak.name: peak for peak in page_queries.peaks(hw)}
-        rows.append((hw, [peaks[name] for name in shown if name in peaks]))
+        rows.append((hw, [peaks[name] for name in shown if name in peaks], states[hw.slug].text))
     return render(request, "pages/hardware_list.html", {"rows": rows})
 
 
@@ -176,6 +179,7 @@ def hardware_detail(request: HttpRequest, slug: str) -> HttpResponse:
         "hardware": hardware, "spec": page_queries.spec_of(hardware), "peaks": page_queries.peaks(hardware),
         "counts": page_queries.evaluation_counts(hardware),
         "problems": list(page_queries.problems_on(hardware)),
+        "workers": workers.availability([hardware])[hardware.slug].text,
     })
     return render(request, "pages/hardware.html", {"hardware": hardware, "content": content})
 

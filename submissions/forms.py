@@ -7,7 +7,7 @@ from typing import Any
 from django import forms
 from django.conf import settings
 
-from evaluator import modes
+from evaluator import modes, workers
 from evaluator.jobs import SolutionError, SolutionFiles, SourceTooLarge, check_size
 from evaluator.toolchains import infer_language
 from leaderboard.models import Hardware, Problem
@@ -29,8 +29,12 @@ class ProblemChoice(forms.ModelChoiceField):
 
 
 class HardwareChoice(forms.ModelMultipleChoiceField):
+    """Each hardware with whether a worker serves it now (evaluator/workers.py), read once per form."""
+
     def label_from_instance(self, obj: Hardware) -> str:
-        return f"{obj.name} ({obj.slug})"
+        if not hasattr(self, "states"):
+            self.states = workers.availability(self.queryset)
+        return f"{obj.name} ({obj.slug}): {self.states[obj.slug].text}"
 
 
 class SubmissionForm(forms.Form):

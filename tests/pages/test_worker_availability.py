@@ -1,0 +1,45 @@
+"""Which hardware has a live worker shows where a submitter chooses: on the hardware list and
+each hardware's page, and beside each hardware of the submission form, from the workers'
+heartbeats (evaluator/workers.py)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.test import Client
+
+from evaluator import workers
+from leaderboard.models import Hardware
+from tests.platform import factories
+
+pytestmark = pytest.mark.django_db
+REFUSED = "no worker online: submissions are refused"
+
+
+def test_the_pages_and_the_form_say_whether_a_worker_serves_each_hardware(client: Client,
+                                                                         settings: Any) -> None:
+    settings.SOLARENA_EXPECTED_HARDWARE = ""  # the operator promises no worker
+    factories.make_problem()
+    factories.make_hardware("cpu")
+    factories.make_hardware("h200")
+    Hardware.objects.filter(slug__in=["cpu", "h200"]).update(active=True)
+    workers.beat("cpu-worker", ["cpu"])
+    assert REFUSED in client.get("/hardware/h200/").content.decode()
+    listing = client.get("/hardware/").content.decode()
+    assert "accepted; 1 worker online" in listing and f"accepted; {REFUSED}" in listing
+
+    client.force_login(factories.make_user())
+    form = client.get("/submit/").content.decode()
+    assert "(cpu): 1 worker online" in form and f"(h200): {REFUSED}" in form
+    workers.beat("gpu-worker", ["h200"])
+    workers.beat("gpu-worker-2", ["h200"])
+    assert "(h200): 2 workers online" in client.get("/submit/").content.decode()
+    assert "accepted; 2 workers online" in client.get("/hardware/").content.decode()  # signed in: not kept
+
+
+def test_hardware_the_operator_expects_workers_for_says_so(client: Client, settings: Any) -> None:
+    settings.SOLARENA_EXPECTED_HARDWARE = "h200"
+    factories.make_hardware("h200")
+    Hardware.objects.filter(slug="h200").update(active=True)
+    assert "no worker online yet, workers expected" in client.get("/hardware/h200/").content.decode()
