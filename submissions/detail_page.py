@@ -53,21 +53,17 @@ def prepare(evaluation: Evaluation, details_visible: bool) -> Evaluation:
                                           if key not in PRIVATE_ENVIRONMENT)
     evaluation.details_visible = details_visible
     evaluation.timing_note = timing_note(evaluation.hardware.slug)
-    queue_key(evaluation)
+    attach_queue(evaluation)
     return evaluation
 
 
-def queue_key(evaluation: Evaluation) -> tuple[Any, ...] | None:
-    """A queued evaluation's place in line and its hardware's workers (attached for the template
-    as `queue` and `availability`), as a key of what the page shows of them; None otherwise."""
-    if evaluation.state != Evaluation.QUEUED:
-        evaluation.queue = evaluation.availability = None
-        return None
-    if getattr(evaluation, "queue", None) is None:
-        evaluation.queue = workers.queue_place(evaluation)
-        evaluation.availability = workers.availability([evaluation.hardware])[evaluation.hardware.slug]
-    place = evaluation.queue.position if evaluation.queue else None
-    return place, evaluation.availability.state
+def attach_queue(evaluation: Evaluation) -> None:
+    """A queued evaluation's place in line and its hardware's workers, for the template (`queue`
+    and `availability`; None once it is not queued)."""
+    queued = evaluation.state == Evaluation.QUEUED
+    evaluation.queue = workers.queue_place(evaluation) if queued else None
+    evaluation.availability = (workers.availability([evaluation.hardware])[evaluation.hardware.slug]
+                               if queued else None)
 
 
 def progress(evaluation: Evaluation) -> Progress | None:

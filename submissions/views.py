@@ -123,8 +123,7 @@ def _detail(request: HttpRequest, submission_id: int, template: str) -> HttpResp
     else:
         # Rendered once per change of what it shows of each evaluation (its results come once, when
         # it is scored): not at every view and every poll of a watched submission.
-        shown = [(*(getattr(e, name) for name in SHOWN), detail_page.queue_key(e)) for e in evaluations]
-        part = page_cache.cached(f"submission-part:{submission.pk}:{details_visible}:{shown}",
+        part = page_cache.cached(f"submission-part:{submission.pk}:{details_visible}:{_shown(submission.pk)}",
                                  lambda: render_to_string("submissions/_evaluations.html",
                                                           {**context, "evaluations": prepared()}))
         if template == "submissions/_evaluations.html":

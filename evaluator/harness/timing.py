@@ -350,10 +350,10 @@ def stray_launches(events: list[dict[str, Any]]) -> int:
     they are (the gating thread's own launches there are the harness's: inputs, flushes, the
     copy of the outputs). Work a helper thread launches after a window closes would run before
     the outputs are copied and checked, in no call's span."""
-    windows = [(float(e["ts"]), float(e["ts"]) + float(e["dur"])) for e in events
-               if e.get("cat") == "user_annotation" and str(e.get("name", "")).startswith(ANNOTATION)]
-    callers = {e.get("tid") for e in events
-               if e.get("cat") == "user_annotation" and str(e.get("name", "")).startswith(ANNOTATION)}
+    annotations = [e for e in events
+                   if e.get("cat") == "user_annotation" and str(e.get("name", "")).startswith(ANNOTATION)]
+    windows = [(float(e["ts"]), float(e["ts"]) + float(e["dur"])) for e in annotations]
+    callers = {e.get("tid") for e in annotations}
     outside: set[Any] = set()
     for e in events:
         correlation = (e.get("args") or {}).get("correlation")
