@@ -100,7 +100,20 @@ def run_harness(
         if watcher.solution_error:
             outcome.solution_error = watcher.solution_error
         _settle(outcome, run, watcher, remaining, options)
+        if run.ended_by == "memory":
+            _blame_the_memory_limit(outcome, watcher, run.reason)
     return outcome
+
+
+def _blame_the_memory_limit(outcome: HarnessOutcome, watcher: _Watcher, reason: str) -> None:
+    """An attempt that ended at the memory limit: a solution's process that died earlier in it,
+    and was started again, most likely died of the same want (an allocation failing outside the
+    solution's own call exits with no word). The status stays; only the message names the limit."""
+    for uuid, verdict in watcher.results.items():
+        message = verdict.get("message")
+        if (verdict.get("status") == status.RUNTIME_ERROR and isinstance(message, str)
+                and _DIED.match(message) and reason not in message):
+            outcome.results[uuid] = {**verdict, "message": f"{reason} ({message})"}
 
 
 def _settle(outcome: HarnessOutcome, run: sandbox.RunResult, watcher: _Watcher, remaining: list[str],
@@ -385,6 +398,9 @@ def attribute_out_of_memory(verdict: dict[str, Any], options: SuperviseOptions) 
     return verdict
 
 
+# How the reporter words the death of the solution's process in the middle of a call.
+_DIED = re.compile(r"^the solution's process (exited with code|was killed by signal|ran out of memory|"
+                   r"closed the harness's channel)")
 _OUT_OF_MEMORY = re.compile(r"\[Errno 12\]|Cannot allocate memory|\bMemoryError\b")
 
 

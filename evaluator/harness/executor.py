@@ -11,8 +11,10 @@ exit; a call is driven by go / next messages (see the package's docstring for th
 from __future__ import annotations
 
 import contextlib
+import errno
 import importlib
 import json
+import os
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -31,6 +33,8 @@ from .problem import Definition, definition_from_json
 from .timing import StrayGpuWork, flush_l2, profiler_session, time_batch
 
 MAX_REPLY = 1 << 20
+# The exit status of this process when it ran out of memory between the solution's calls.
+OUT_OF_MEMORY_EXIT = 86
 
 
 class Failure(Exception):
@@ -288,4 +292,10 @@ def main(conn: Any) -> None:
         Executor(conn).serve()
     except (EOFError, BrokenPipeError, KeyboardInterrupt):
         pass
+    except MemoryError:  # outside a call of the solution's (receiving inputs, replying)
+        os._exit(OUT_OF_MEMORY_EXIT)
+    except OSError as exc:
+        if exc.errno == errno.ENOMEM:
+            os._exit(OUT_OF_MEMORY_EXIT)
+        raise
     sys.exit(0)

@@ -129,6 +129,8 @@ class SolutionProcess:
             return "the solution's process closed the harness's channel"
         if code < 0:
             return f"the solution's process was killed by signal {-code}"
+        if code == executor.OUT_OF_MEMORY_EXIT:
+            return "the solution's process ran out of memory in the middle of a call (MemoryError)"
         return f"the solution's process exited with code {code} in the middle of a call"
 
 
