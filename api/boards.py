@@ -44,6 +44,14 @@ class FiguresSerializer(serializers.Serializer):
 
 
 class ProblemBoardEntrySerializer(FiguresSerializer):
+    rank = serializers.IntegerField(help_text="the place in the stable order: correct on every workload "
+                                              "first, then score, then the earlier submission, then the "
+                                              "user id")
+    failed_workloads = serializers.IntegerField(
+        source="failed", help_text="workloads the best evaluation failed, visible and hidden: an entry "
+                                   "that failed any ranks below every entry that failed none")
+    workloads = serializers.IntegerField(help_text="workloads the best evaluation ran")
+    correct = serializers.CharField(help_text='"all N", or "incorrect on F of N workloads"')
     submitted_at = serializers.DateTimeField(help_text="when the best submission came in (ties go earlier)")
     submission = serializers.IntegerField(
         source="submission_id", allow_null=True,

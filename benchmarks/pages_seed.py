@@ -396,29 +396,38 @@ def score_workloads(targets: list[Target], kind: str, level: float,
 def write_entries(items: list[Item], evaluations: list[tuple[Any, ...]], hardware_ids: dict[str, int],
                   now: datetime) -> int:
     """One entry per (problem, hardware, participant) with a scored evaluation, by rankings' rule:
-    the best valid one (higher score, then the earlier submission, then the lower id), or none with
-    the first submission's time; counting every scored one, reward hacks included."""
+    the best valid one (correct on every workload first, then the higher score, then the earlier
+    submission, then the lower id), or none with the first submission's time; counting every scored
+    one, reward hacks included."""
     from leaderboard.models import LeaderboardEntry
 
     score_at = EVALUATION_FIELDS.index("score")
     hack_at = EVALUATION_FIELDS.index("reward_hack")
+    aggregates_at = EVALUATION_FIELDS.index("aggregates")
+    # evaluation, best key, submitted, count, failed, workloads
     boards: dict[tuple[int, int, int], list[Any]] = {}
     for item, row in zip(items, evaluations, strict=True):
         if item.state != "scored":
             continue
         key = (item.problem, hardware_ids[item.hardware], item.owner)
-        entry = boards.setdefault(key, [None, None, item.created, 0])  # evaluation, score, submitted, count
+        entry = boards.setdefault(key, [None, None, item.created, 0, 0, 0])
         entry[3] += 1
         score = row[score_at]
         if row[hack_at] or not score or score <= 0:
             continue
-        # items come oldest first, so an equal score never displaces the one held
-        if entry[1] is None or score > entry[1]:
-            entry[0], entry[1], entry[2] = item.id, score, item.created
-    rows = ((n, *key, evaluation, score, submitted, count, now)
-            for n, (key, (evaluation, score, submitted, count)) in enumerate(boards.items(), start=1))
+        aggregates = json.loads(row[aggregates_at])
+        failed = aggregates["total"] - aggregates["passed"]
+        best = (failed > 0, -score)
+        # items come oldest first, so an equal key never displaces the one held
+        if entry[1] is None or best < entry[1]:
+            entry[:3] = item.id, best, item.created
+            entry[4:] = failed, aggregates["total"]
+    rows = ((n, *key, evaluation, -best[1] if best else None, submitted, count, failed, workloads, now)
+            for n, (key, (evaluation, best, submitted, count, failed, workloads))
+            in enumerate(boards.items(), start=1))
     return copy_rows(LeaderboardEntry, ("id", "problem", "hardware", "user", "evaluation", "score",
-                                        "submitted_at", "submissions", "updated"), rows)
+                                        "submitted_at", "submissions", "failed", "workloads", "updated"),
+                     rows)
 
 
 def reset_sequences() -> None:
@@ -442,7 +451,7 @@ def check_entries(sample: int, rng: random.Random) -> list[str]:
     from leaderboard.models import LeaderboardEntry
 
     problems = []
-    fields = ("evaluation_id", "score", "submitted_at", "submissions")
+    fields = ("evaluation_id", "score", "submitted_at", "submissions", "failed", "workloads")
     ids = list(LeaderboardEntry.objects.values_list("pk", flat=True))
     for entry in LeaderboardEntry.objects.filter(pk__in=rng.sample(ids, min(sample, len(ids)))):
         with transaction.atomic():

@@ -5,13 +5,20 @@ board's score records (leaderboard.models.ScoreRecord), its best score over time
 A valid evaluation is scored, not a reward hack, and scores above 0 (at least one workload passed
 at a believable time). Evaluations that failed on the platform's side or were cancelled do not
 count at all: they are not the participant's doing.
+
+Correct first: an evaluation that failed any workload of the problem (visible or hidden) is beaten
+by every valid one that passed them all, whatever the scores; among the correct ones, and among
+the incorrect ones, the higher score wins (docs/scoring.md, "Boards").
 """
 
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
-from django.db.models import F, Max, Q, QuerySet, Window
+from django.db.models import Case, F, IntegerField, Max, Q, QuerySet, Value, When, Window
+from django.db.models.fields.json import KT
+from django.db.models.functions import Cast
 
 from leaderboard.models import LeaderboardEntry, ScoreRecord
 
@@ -19,8 +26,24 @@ from . import modes
 from .models import Evaluation
 
 VALID = Q(reward_hack=False, score__gt=0)
-# The stable total order of a board: score (none last), earlier submission, user id.
-RANK_ORDER = (F("score").desc(nulls_last=True), F("submitted_at").asc(), F("user_id").asc())
+# An entry's standing on its board: 0 correct on every workload, 1 incorrect on some, 2 no valid score.
+STANDING = Case(When(score__isnull=True, then=Value(2)), When(failed=0, then=Value(0)), default=Value(1),
+                output_field=IntegerField())
+# The stable total order of a board: standing, score, earlier submission, user id.
+RANK_ORDER = (STANDING.asc(), F("score").desc(nulls_last=True), F("submitted_at").asc(), F("user_id").asc())
+
+
+def failed_workloads(evaluation: Evaluation) -> tuple[int, int]:
+    """(failed, total): the evaluation's workloads that did not pass, visible and hidden, of all."""
+    return _counts(evaluation.aggregates)
+
+
+def _counts(aggregates: Any) -> tuple[int, int]:
+    aggregates = aggregates if isinstance(aggregates, dict) else {}
+    total, passed = aggregates.get("total"), aggregates.get("passed")
+    if not isinstance(total, int) or not isinstance(passed, int):
+        return 0, 0  # an evaluation scored before the counts were kept
+    return max(total - passed, 0), total
 
 
 def is_valid(evaluation: Evaluation) -> bool:
@@ -40,15 +63,18 @@ def update_entry(evaluation: Evaluation) -> LeaderboardEntry:
     count = _scored(**key).count()
     entry = LeaderboardEntry.objects.select_for_update().filter(**key).first()
     valid = is_valid(evaluation)
+    failed, total = failed_workloads(evaluation)
     if valid and evaluation.finished_at is not None:
         add_record(evaluation, submission.problem_id)
     if entry is None:
+        best = {"evaluation": evaluation, "score": evaluation.score, "failed": failed, "workloads": total}
         return LeaderboardEntry.objects.create(
-            **key, evaluation=evaluation if valid else None, score=evaluation.score if valid else None,
+            **key, **(best if valid else {"evaluation": None, "score": None}),
             submitted_at=submission.created, submissions=count)
     entry.submissions = count
-    if valid and _better(evaluation.score, submission.created, entry):
+    if valid and _better((failed, evaluation.score, submission.created), entry):
         entry.evaluation, entry.score, entry.submitted_at = evaluation, evaluation.score, submission.created
+        entry.failed, entry.workloads = failed, total
     elif entry.score is None:
         entry.submitted_at = min(entry.submitted_at, submission.created)
     entry.save()
@@ -62,19 +88,34 @@ def recompute_entry(problem_id: int, hardware_id: int, user_id: int) -> Leaderbo
     evaluator.services)."""
     key = {"problem_id": problem_id, "hardware_id": hardware_id, "user_id": user_id}
     rebuild_records(problem_id, hardware_id)
-    scored = _scored(**key).select_related("submission").order_by("-score", "submission__created", "pk")
-    best = scored.filter(VALID).first()
+    scored = _scored(**key).select_related("submission")
+    candidates = (scored.filter(VALID).annotate(total=Cast(KT("aggregates__total"), IntegerField()),
+                                                passed=Cast(KT("aggregates__passed"), IntegerField()))
+                  .values_list("pk", "score", "submission__created", "total", "passed"))
+    best = min(candidates, key=lambda row: _best_key(*row), default=None)
     if best is not None:
-        defaults = {"evaluation": best, "score": best.score, "submitted_at": best.submission.created}
+        pk, score, created, total, passed = best
+        failed, total = _counts({"total": total, "passed": passed})
+        defaults = {"evaluation_id": pk, "score": score, "submitted_at": created, "failed": failed,
+                    "workloads": total}
     else:
         first = scored.order_by("submission__created", "pk").first()
         if first is None:
             LeaderboardEntry.objects.filter(**key).delete()
             return None
-        defaults = {"evaluation": None, "score": None, "submitted_at": first.submission.created}
+        defaults = {"evaluation": None, "score": None, "submitted_at": first.submission.created,
+                    "failed": 0, "workloads": 0}
     entry, _ = LeaderboardEntry.objects.update_or_create(**key, defaults={**defaults,
                                                                          "submissions": scored.count()})
     return entry
+
+
+def _best_key(pk: int, score: float, created: datetime, total: int | None,
+              passed: int | None) -> tuple[Any, ...]:
+    """The order of a participant's valid evaluations, best first: correct ones, higher score,
+    earlier submission, lower id."""
+    failed, _ = _counts({"total": total, "passed": passed})
+    return (failed > 0, -score, created, pk)
 
 
 def add_record(evaluation: Evaluation, problem_id: int) -> None:
@@ -129,16 +170,22 @@ def _scored(problem_id: int, hardware_id: int, user_id: int) -> QuerySet[Evaluat
                                      submission__mode=modes.RANKED)
 
 
-def _better(score: float, submitted_at: datetime, entry: LeaderboardEntry) -> bool:
-    """Any valid score beats none; higher wins; an equal score wins only if submitted earlier."""
+def _better(candidate: tuple[int, float, datetime], entry: LeaderboardEntry) -> bool:
+    """Whether a valid evaluation (failed workloads, score, submitted at) beats the entry's best:
+    any beats none; a correct one beats an incorrect one; then the higher score; an equal score
+    only if submitted earlier."""
+    failed, score, submitted_at = candidate
     if entry.score is None:
         return True
+    if (failed > 0) != (entry.failed > 0):
+        return failed == 0
     return score > entry.score or (score == entry.score and submitted_at < entry.submitted_at)
 
 
 def board(problem_id: int, hardware_id: int) -> list[LeaderboardEntry]:
-    """The ranked entries of one board (those with a valid score), in the stable order: best first,
-    ties to the earlier submission, then to the lower user id. leaderboard.boards has the whole
+    """The ranked entries of one board (those with a valid score), in the stable order: correct on
+    every workload first, then the best score, ties to the earlier submission, then to the lower
+    user id. leaderboard.boards has the whole
     board, unscored participants included."""
     return list(LeaderboardEntry.objects.filter(problem_id=problem_id, hardware_id=hardware_id,
                                                 score__isnull=False)

@@ -54,7 +54,10 @@ class Column:
         return self.kind != "text"
 
 
-RANK = Column("rank", "#", "int", "place in the stable order: score, then the earlier submission")
+RANK = Column("rank", "#", "int", "place in the stable order: correct on every workload first, then "
+                                   "score, then the earlier submission")
+CORRECT = Column("correct", "correct", "text", "workloads passed of those run, visible and hidden: an entry "
+                                               "that failed any ranks below every entry that failed none")
 USER = Column("user", "participant")
 TEAM = Column("team", "team")
 FIGURES = (
@@ -68,7 +71,7 @@ FIGURES = (
 SUBMISSIONS = Column("submissions", "submissions", "int")
 LAST_IMPROVED = Column("last_improved", "last improved", "time", "when the best result was scored")
 
-PROBLEM_COLUMNS = (RANK, USER, TEAM, Column("score", "score", "score", "mean over all workloads"),
+PROBLEM_COLUMNS = (RANK, USER, TEAM, Column("score", "score", "score", "mean over all workloads"), CORRECT,
                    *FIGURES, SUBMISSIONS, LAST_IMPROVED)
 CATEGORY_COLUMNS = (RANK, USER, TEAM,
                     Column("score", "score", "score", "mean over the category's problems, missing ones 0"),
@@ -101,6 +104,17 @@ class ProblemRow:
     submitted_at: datetime
     last_improved: datetime | None
     submission_id: int | None
+    failed: int = 0  # workloads the best evaluation failed, visible and hidden
+    workloads: int = 0  # of those it ran
+
+    @property
+    def correct(self) -> str | None:
+        """What the board says of the best evaluation's correctness; None without a score."""
+        if self.score is None or not self.workloads:
+            return None
+        if self.failed:
+            return f"incorrect on {self.failed} of {self.workloads} workloads"
+        return f"all {self.workloads}"
 
 
 @dataclass
@@ -147,7 +161,8 @@ class AgentBoard:
 
 
 _ENTRY_FIELDS = ("problem_id", "user_id", "score", "submissions", "submitted_at",
-                 "evaluation__submission_id", "evaluation__finished_at", "evaluation__aggregates")
+                 "evaluation__submission_id", "evaluation__finished_at", "evaluation__aggregates", "failed",
+                 "workloads")
 
 
 def problem_board(problem: Problem, hardware: Hardware) -> ProblemBoard:
@@ -174,7 +189,7 @@ def board_rows(problem_ids: Sequence[int], hardware: Hardware) -> dict[int, list
     """Each problem's board on the hardware: its rows in the stable rank order, unnumbered, with the
     names of now. Kept boards cost two queries (versions, names); those not kept one more, for all."""
     versions = board_versions(problem_ids, hardware)
-    keys = {pk: f"board-rows:{pk}:{hardware.pk}:{version}" for pk, version in versions.items()}
+    keys = {pk: f"board-rows:v2:{pk}:{hardware.pk}:{version}" for pk, version in versions.items()}
     kept = _cached_many(list(keys.values()))
     rows: dict[int, list[ProblemRow]] = {pk: [] for pk in problem_ids}
     missing = []
@@ -201,7 +216,8 @@ def _row_values(entry: dict[str, Any]) -> tuple[Any, ...]:
     aggregates = entry["evaluation__aggregates"] or {}
     return (entry["user_id"], "", "", entry["score"], *(_figure(aggregates.get(c.key)) for c in FIGURES),
             entry["submissions"], entry["submitted_at"],
-            entry["evaluation__finished_at"] if scored else None, entry["evaluation__submission_id"])
+            entry["evaluation__finished_at"] if scored else None, entry["evaluation__submission_id"],
+            entry["failed"], entry["workloads"])
 
 
 def _name(rows: Sequence[ProblemRow]) -> None:

@@ -130,8 +130,9 @@ class Workload(models.Model):
 
 class LeaderboardEntry(models.Model):
     """A participant on one board (problem x hardware), precomputed: their best valid evaluation
-    (rankings.is_valid), or no score at all when none of their scored evaluations is valid (every
-    workload failed, or a reward hack); rows without a score are listed last."""
+    (rankings.is_valid; correct on every workload first), or no score at all when none of their
+    scored evaluations is valid (every workload failed, or a reward hack); rows without a score are
+    listed last."""
 
     problem = models.ForeignKey(Problem, on_delete=models.CASCADE, related_name="entries")
     hardware = models.ForeignKey(Hardware, on_delete=models.CASCADE, related_name="entries")
@@ -143,6 +144,9 @@ class LeaderboardEntry(models.Model):
     submitted_at = models.DateTimeField(help_text="when the best submission came in: ties go earlier "
                                                   "(without a score: the first one)")
     submissions = models.PositiveIntegerField(default=1)
+    failed = models.PositiveIntegerField(default=0, help_text="workloads the best evaluation failed, visible "
+                                         "and hidden: any ranks the entry below every entry with none")
+    workloads = models.PositiveIntegerField(default=0, help_text="workloads the best evaluation ran")
     updated = models.DateTimeField(auto_now=True)
 
     class Meta:

@@ -24,6 +24,7 @@ from django.db.models.functions import Coalesce
 
 from evaluator import modes
 from evaluator.models import Evaluation
+from evaluator.rankings import RANK_ORDER, STANDING
 from evaluator.scoring import sol
 from evaluator.scoring.hardware import BANDWIDTH_KEY, COMPUTE_CLASSES, HARDWARE, HardwareSpec
 from evaluator.scoring.sol import WorkloadWork
@@ -159,11 +160,12 @@ def entries_of(user: AbstractBaseUser) -> list[LeaderboardEntry]:
     (how many on that board have a valid score); current problems first."""
     board = {"problem": OuterRef("problem"), "hardware": OuterRef("hardware")}
     ranked = LeaderboardEntry.objects.filter(**board, score__isnull=False)
-    mine = {"score": OuterRef("score"), "submitted_at": OuterRef("submitted_at")}
-    ahead = ranked.filter(Q(score__gt=OuterRef("score"))
-                          | Q(score=OuterRef("score"), submitted_at__lt=OuterRef("submitted_at"))
-                          | Q(**mine, user_id__lt=OuterRef("user_id")))
-    return list(LeaderboardEntry.objects.filter(user=user)
+    mine = {"standing": OuterRef("standing"), "score": OuterRef("score")}
+    ahead = ranked.annotate(standing=STANDING).filter(
+        Q(standing__lt=OuterRef("standing")) | Q(standing=OuterRef("standing"), score__gt=OuterRef("score"))
+        | Q(**mine, submitted_at__lt=OuterRef("submitted_at"))
+        | Q(**mine, submitted_at=OuterRef("submitted_at"), user_id__lt=OuterRef("user_id")))
+    return list(LeaderboardEntry.objects.filter(user=user).annotate(standing=STANDING)
                 .select_related("problem__category", "hardware", "evaluation")
                 .only("problem__name", "problem__slug", "problem__version", "problem__is_current",
                       "problem__category__slug", "hardware__slug", "evaluation__submission", "score",
@@ -293,7 +295,7 @@ def problems_on(hardware: Hardware) -> QuerySet[Problem]:
     """Current problems with at least one entry on the hardware, with the best score and entry count
     (each from the board_ranking index; the definitions are not read)."""
     entries = LeaderboardEntry.objects.filter(problem=OuterRef("pk"), hardware=hardware)
-    best = entries.filter(score__isnull=False).order_by("-score").values("score")[:1]
+    best = entries.filter(score__isnull=False).order_by(*RANK_ORDER).values("score")[:1]
     return (Problem.objects.filter(Exists(entries), is_current=True).defer("definition", "description")
             .annotate(entries_count=_count(entries, "problem"), best=Subquery(best))
             .select_related("category").order_by("name"))

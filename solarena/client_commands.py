@@ -157,7 +157,8 @@ def _client(args: argparse.Namespace) -> Client:
 # No console markup: names, descriptions and messages come from the server and may hold brackets
 # (`y[b, i] = ...`); colour goes through Text styles instead.
 # The problem board's columns, as the board page shows them: (title, numeric).
-BOARD_COLUMNS = (("rank", True), ("user", False), ("team", False), ("score", True), ("visible", True),
+BOARD_COLUMNS = (("rank", True), ("user", False), ("team", False), ("score", True), ("correct", False),
+                 ("visible", True),
                  ("hidden", True), ("gap", True), ("cond. correct", True), ("speedup", True),
                  ("submissions", True), ("best", True), ("last improved", False))
 
@@ -300,7 +301,7 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
     for e in entries:
         speedup = e.get("geomean_speedup")
         table.add_row(str(e["rank"]), e["user"], e.get("team") or "", _score(e.get("score")),
-                      _score(e.get("visible_score")), _score(e.get("hidden_score")),
+                      e.get("correct") or "-", _score(e.get("visible_score")), _score(e.get("hidden_score")),
                       _score(e.get("generalization_gap")), _score(e.get("conditional_correctness")),
                       "-" if speedup is None else f"{numbers.significant(speedup)}x",
                       str(e.get("submissions", "")), str(e.get("submission") or "-"),

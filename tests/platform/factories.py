@@ -95,7 +95,8 @@ def fake_report(evaluation: Evaluation, score: float = 0.5, verdict: str = "PASS
              "correctness": {"rounds": 2, "shape": list(w.axes.values())}}
             for w in workloads]
     return {"schema": "solarena.eval/1", "environment": {"torch": "test"}, "solution_error": None,
-            "workloads": rows, "aggregates": {"score": score, "total": len(rows)}}
+            "workloads": rows, "aggregates": {"score": score, "total": len(rows),
+                                              "passed": len(rows) if verdict == "PASSED" else 0}}
 
 
 def make_named_problem(name: str, category: str = "l1", task_type: str = "from_reference") -> Problem:
