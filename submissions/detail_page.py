@@ -1,6 +1,6 @@
 """What the submission page shows of each evaluation, built from prefetched rows (no queries):
 visible workloads row by row, hidden ones as one aggregate (evaluator.hidden_results), live
-progress, the visible vs hidden summary, the fraction-of-SOL chart and the environment.
+progress, the visible vs hidden summary, the fraction-of-SOL and roofline charts and the environment.
 
 Workload messages and the platform's error can quote the source (a compile error, a traceback), so
 they follow the source's visibility (submissions.visibility.can_view_source)."""
@@ -16,6 +16,7 @@ from evaluator.hidden_results import hidden_summary, shown_progress, visible_row
 from evaluator.models import Evaluation
 from evaluator.scoring.hardware import timing_note
 from pages import charts
+from pages.roofline_chart import roofline_chart
 from pages.templatetags.page_format import axes as axes_label
 
 LIVE = (Evaluation.QUEUED, Evaluation.RUNNING)
@@ -40,12 +41,14 @@ class Progress:
 
 
 def prepare(evaluation: Evaluation, details_visible: bool) -> Evaluation:
-    """Attach rows, chart, summary, progress and environment to an evaluation for the templates."""
+    """Attach rows, charts, summary, progress and environment to an evaluation for the templates."""
     evaluation.rows = [_row(data, details_visible) for data in visible_rows(evaluation.results.all())]
     evaluation.hidden = hidden_summary(evaluation)
     evaluation.chart = charts.fraction_chart(
         [(_label(row), row["sol_fraction"], row["status"]) for row in evaluation.rows],
         hidden=evaluation.hidden.total if evaluation.hidden else 0)
+    evaluation.roofline_chart = roofline_chart(
+        [(_label(row), row["status"], row.get("roofline")) for row in evaluation.rows])
     evaluation.summary = evaluation.aggregates or {}
     evaluation.live_progress = progress(evaluation) if evaluation.state == Evaluation.RUNNING else None
     environment = evaluation.environment or {}

@@ -1,5 +1,5 @@
 """How numbers are written wherever people read them (the pages, the CLI): three significant
-digits, times in the unit that fits. One place, so the board and the terminal never disagree."""
+digits, times and rates in the unit that fits. One place, so the board and the terminal never disagree."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import math
 DASH = "–"
 DIGITS = 3
 _UNITS = ((1e3, "s"), (1.0, "ms"), (1e-3, "us"), (1e-6, "ns"))
+_PREFIXES = ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"), (1.0, ""))
 
 
 def _number(value: object) -> float | None:
@@ -42,6 +43,19 @@ def duration(ms: object, digits: int = DIGITS) -> str:
         return "0 ms"
     scale, unit = next(((scale, unit) for scale, unit in _UNITS if abs(number) >= scale), _UNITS[-1])
     return f"{significant(number / scale, digits)} {unit}"
+
+
+def rate(value: object, unit: str, digits: int = DIGITS) -> str:
+    """A rate with the decimal prefix that fits: 989 TFLOP/s, 4.80 TB/s, 12.0 MFLOP/s; a dash for none."""
+    number = _number(value)
+    if number is None:
+        return DASH
+    number = float(f"{number:.{digits}g}")  # rounded first: 999.96e9 is 1.00 T, not 1000 G
+    if number == 0:
+        return f"0 {unit}"
+    scale, prefix = next(((scale, prefix) for scale, prefix in _PREFIXES if abs(number) >= scale),
+                         _PREFIXES[-1])
+    return f"{significant(number / scale, digits)} {prefix}{unit}"
 
 
 def share(value: object) -> str:

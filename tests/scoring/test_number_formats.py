@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from evaluator.scoring.numbers import DASH, duration, share, significant, with_interval
+from evaluator.scoring.numbers import DASH, duration, rate, share, significant, with_interval
 
 
 @pytest.mark.parametrize(("value", "text"), [
@@ -27,9 +27,17 @@ def test_times_in_the_unit_that_fits(ms: float, text: str) -> None:
     assert duration(ms) == text
 
 
+@pytest.mark.parametrize(("value", "text"), [
+    (989e12, "989 TFLOP/s"), (4.8e12, "4.80 TFLOP/s"), (999.96e9, "1.00 TFLOP/s"), (1.2e7, "12.0 MFLOP/s"),
+    (2.5e18, "2500 PFLOP/s"), (0.5, "0.500 FLOP/s"), (0, "0 FLOP/s"),
+])
+def test_rates_with_the_prefix_that_fits(value: float, text: str) -> None:
+    assert rate(value, "FLOP/s") == text
+
+
 def test_nothing_to_show_is_a_dash() -> None:
     for value in (None, math.nan, math.inf, True, "0.5"):
-        assert significant(value) == duration(value) == share(value) == DASH
+        assert significant(value) == duration(value) == share(value) == rate(value, "B/s") == DASH
     assert share(0.4) == "40%"
 
 
