@@ -56,7 +56,7 @@ class ComparisonSerializer(serializers.Serializer):
 
 def _id(request: Request, name: str) -> int:
     value = request.query_params.get(name, "")
-    if not value.isdigit():
+    if not (value.isascii() and value.isdigit()):
         raise ValidationError({name: [f"a submission id, not {value!r}" if value else "required"]})
     return int(value)
 

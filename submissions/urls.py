@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import views
+from . import compare_views, views
 
 urlpatterns = [
     path("submit/", views.submit, name="submit"),
@@ -10,4 +10,5 @@ urlpatterns = [
     path("submissions/<int:submission_id>/cancel/", views.cancel, name="cancel_submission"),
     path("submissions/<int:submission_id>/publish/", views.publish, name="publish_submission"),
     path("submissions/<int:submission_id>/unpublish/", views.unpublish, name="unpublish_submission"),
+    path("compare/", compare_views.compare_page, name="compare_submissions"),
 ]

@@ -31,7 +31,8 @@ class Layer:
 LAYERS: tuple[tuple[Layer, ...], ...] = (
     (Layer("entry", ("solarena", "*.management", "*.apps", "ops")),),
     (Layer("api", ("api",)),
-     Layer("pages", ("pages", "submissions.views", "submissions.detail_page", "submissions.forms",
+     Layer("pages", ("pages", "submissions.views", "submissions.detail_page", "submissions.compare_views",
+                     "submissions.compare_chart", "submissions.forms",
                      "submissions.urls", "submissions.templatetags", "accounts.views", "accounts.forms",
                      "accounts.urls")),
      Layer("cli", ("solarena.cli", "solarena.client", "solarena.client_commands"), django_free=True)),
