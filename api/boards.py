@@ -13,6 +13,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from evaluator.scoring.hardware import timing_note
 from leaderboard import boards
 from leaderboard.models import Category, Hardware
 
@@ -52,6 +53,9 @@ class ProblemBoardEntrySerializer(FiguresSerializer):
                                    "that failed any ranks below every entry that failed none")
     workloads = serializers.IntegerField(help_text="workloads the best evaluation ran")
     correct = serializers.CharField(help_text='"all N", or "incorrect on F of N workloads"')
+    score_ci95 = serializers.FloatField(allow_null=True, help_text="the 95% half-width of the score")
+    band = serializers.CharField(allow_null=True, help_text='the ranks this entry shares with the entries '
+                                 'whose 95% intervals overlap its own ("2–4": tied); null when none')
     submitted_at = serializers.DateTimeField(help_text="when the best submission came in (ties go earlier)")
     submission = serializers.IntegerField(
         source="submission_id", allow_null=True,
@@ -79,6 +83,8 @@ class CategoryBoardSerializer(serializers.Serializer):
     category = serializers.CharField()
     task_type = serializers.CharField(allow_null=True, help_text="the task type the board is limited to")
     hardware = serializers.CharField()
+    timing_note = serializers.CharField(help_text="what this hardware's times are not (the CPU's: no GPU "
+                                                  "timing); empty for a GPU")
     problems = serializers.ListField(child=serializers.CharField(),
                                      help_text="the current problems the scores are the mean over")
     entries = CategoryBoardEntrySerializer(many=True)
@@ -104,5 +110,6 @@ class CategoryBoardView(APIView):
         board = boards.category_board(get_object_or_404(Category, slug=category),
                                       get_object_or_404(Hardware, slug=hardware), task_type)
         document = {"category": board.category.slug, "task_type": task_type, "hardware": board.hardware.slug,
+                    "timing_note": timing_note(board.hardware.slug),
                     "problems": [p.name for p in board.problems], **ranked_and_unranked(board.rows)}
         return Response(CategoryBoardSerializer(document).data)

@@ -302,6 +302,8 @@ class LeaderboardSerializer(serializers.Serializer):
     problem_slug = serializers.CharField(help_text="the problem in URLs and API paths")
     version = serializers.IntegerField()
     hardware = serializers.CharField()
+    timing_note = serializers.CharField(help_text="what this hardware's times are not (the CPU's: no GPU "
+                                                  "timing); empty for a GPU")
     entries = ProblemBoardEntrySerializer(many=True, help_text="participants with a valid score, best first")
     unranked = UnrankedSerializer(many=True, help_text="participants without a valid score")
 

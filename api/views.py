@@ -16,6 +16,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from evaluator.models import Evaluation, WorkloadResult
+from evaluator.scoring.hardware import timing_note
 from leaderboard import boards
 from leaderboard.lookup import current_problem
 from leaderboard.models import Hardware, Problem
@@ -207,7 +208,7 @@ class LeaderboardView(APIView):
             raise NotFound(f"no problem {problem!r}")
         board = boards.problem_board(current, get_object_or_404(Hardware, slug=hardware))
         document = {"problem": current.name, "problem_slug": current.slug, "version": current.version,
-                    "hardware": board.hardware.slug,
+                    "hardware": board.hardware.slug, "timing_note": timing_note(board.hardware.slug),
                     **ranked_and_unranked(board.rows)}
         return Response(LeaderboardSerializer(document).data)
 

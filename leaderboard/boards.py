@@ -55,7 +55,8 @@ class Column:
 
 
 RANK = Column("rank", "#", "int", "place in the stable order: correct on every workload first, then "
-                                   "score, then the earlier submission")
+                                   "score, then the earlier submission; a range where 95% intervals "
+                                   "overlap (tied)")
 CORRECT = Column("correct", "correct", "text", "workloads passed of those run, visible and hidden: an entry "
                                                "that failed any ranks below every entry that failed none")
 USER = Column("user", "participant")
@@ -106,6 +107,8 @@ class ProblemRow:
     submission_id: int | None
     failed: int = 0  # workloads the best evaluation failed, visible and hidden
     workloads: int = 0  # of those it ran
+    score_ci95: float | None = None  # the 95% half-width of the score (docs/scoring.md, "Uncertainty")
+    band: str | None = None  # "2–4": the ranks it shares with the rows its interval overlaps
 
     @property
     def correct(self) -> str | None:
@@ -170,6 +173,7 @@ def problem_board(problem: Problem, hardware: Hardware) -> ProblemBoard:
     when the board's rows are kept (board_versions, the names), three when they are made."""
     rows = board_rows([problem.pk], hardware)[problem.pk]
     _number(rows)
+    _band(rows)
     return ProblemBoard(problem, hardware, rows)
 
 
@@ -217,7 +221,7 @@ def _row_values(entry: dict[str, Any]) -> tuple[Any, ...]:
     return (entry["user_id"], "", "", entry["score"], *(_figure(aggregates.get(c.key)) for c in FIGURES),
             entry["submissions"], entry["submitted_at"],
             entry["evaluation__finished_at"] if scored else None, entry["evaluation__submission_id"],
-            entry["failed"], entry["workloads"])
+            entry["failed"], entry["workloads"], _figure(aggregates.get("score_ci95")))
 
 
 def _name(rows: Sequence[ProblemRow]) -> None:
@@ -306,6 +310,28 @@ def _number(rows: Iterable[ProblemRow | CategoryRow]) -> None:
         if row.score is not None:
             rank += 1
             row.rank = rank
+
+
+def _band(rows: Sequence[ProblemRow]) -> None:
+    """Ranked rows in a run whose 95% intervals overlap, each with the next, are tied: each gets
+    the run's ranks as its band ("2–4"). Correct and incorrect entries never share a band."""
+    ranked = [row for row in rows if row.rank is not None]
+    runs: list[list[ProblemRow]] = []
+    for row in ranked:
+        if runs and _overlap(runs[-1][-1], row):
+            runs[-1].append(row)
+        else:
+            runs.append([row])
+    for run in runs:
+        if len(run) > 1:
+            for row in run:
+                row.band = f"{run[0].rank}–{run[-1].rank}"
+
+
+def _overlap(above: ProblemRow, below: ProblemRow) -> bool:
+    if (above.failed > 0) != (below.failed > 0) or above.score is None or below.score is None:
+        return False
+    return above.score - below.score <= (above.score_ci95 or 0.0) + (below.score_ci95 or 0.0)
 
 
 def _figure(value: Any) -> float | None:

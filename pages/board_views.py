@@ -223,7 +223,9 @@ def _cell(column: Column) -> Callable[[Any], Cell]:
               "speedup": lambda v: f"{numbers.significant(v)}×"}.get(column.kind)
     if key == "score":
         return lambda row: (empty if (v := row.score) is None else
-                            (css, numbers.significant(v), _best_url(row)))
+                            (css, numbers.with_interval(v, getattr(row, "score_ci95", None)), _best_url(row)))
+    if key == "rank":
+        return lambda row: empty if row.rank is None else _rank_cell(row)
     if number is not None:
         return lambda row: empty if (v := getattr(row, key)) is None else (css, number(v), "")
     if column.kind == "time":
@@ -231,6 +233,12 @@ def _cell(column: Column) -> Callable[[Any], Cell]:
                             (f"{css} time", timezone.localtime(v).strftime("%Y-%m-%d %H:%M"), ""))
     return lambda row: (empty if (v := getattr(row, key)) is None else
                         (css, html.escape(str(v)), html.escape(profile_url(row, column))))
+
+
+def _rank_cell(row: Any) -> Cell:
+    """The rank, or the band of ranks a tied row shares (leaderboard.boards._band)."""
+    band = getattr(row, "band", None)
+    return ("num tied", band, "") if band else ("num", str(row.rank), "")
 
 
 def _best_url(row: Any) -> str:

@@ -300,13 +300,16 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
         table.add_column(column, overflow="fold", justify="right" if numeric else "left")
     for e in entries:
         speedup = e.get("geomean_speedup")
-        table.add_row(str(e["rank"]), e["user"], e.get("team") or "", _score(e.get("score")),
+        table.add_row(e.get("band") or str(e["rank"]), e["user"], e.get("team") or "",
+                      numbers.with_interval(e.get("score"), e.get("score_ci95")),
                       e.get("correct") or "-", _score(e.get("visible_score")), _score(e.get("hidden_score")),
                       _score(e.get("generalization_gap")), _score(e.get("conditional_correctness")),
                       "-" if speedup is None else f"{numbers.significant(speedup)}x",
                       str(e.get("submissions", "")), str(e.get("submission") or "-"),
                       _when(e.get("last_improved")))
     console.print(table)
+    if document.get("timing_note"):
+        console.print(document["timing_note"])
     return EXIT_OK
 
 

@@ -112,15 +112,22 @@ def test_unknown_problem_exits_2_naming_it(server: Server, cli: Any) -> None:
 def test_leaderboard(server: Server, cli: Any) -> None:
     evaluation = factories.make_evaluation(owner=server.user, problem=server.problem, hardware=server.cpu)
     evaluator_services.claim(evaluation.pk, "w")
-    assert evaluator_services.ingest(evaluation.pk, "w", factories.fake_report(evaluation, 0.7))
+    report = factories.fake_report(evaluation, 0.7)
+    report["aggregates"]["score_ci95"] = 0.05
+    assert evaluator_services.ingest(evaluation.pk, "w", report)
+    bob = factories.make_participant("bob")
+    factories.make_scored(bob, server.problem, server.cpu, 0.68, score_ci95=0.01)
     result = cli("leaderboard", "scale_shift", "--hardware", "cpu", "--server", server.url)
     assert result.code == 0, result.err
-    assert "ada" in result.out and "0.700" in result.out
+    assert "ada" in result.out and "0.700 ± 0.05" in result.out
+    assert result.out.count("1–2") == 2  # the intervals overlap: tied
+    assert f"all {report['aggregates']['total']}" in result.out and "GPU" in result.out  # correct; cpu note
     for column in ("visible", "hidden", "gap", "speedup", "best", "last improved"):
         assert column in result.out, column  # the board page's columns
     assert str(evaluation.submission_id) in result.out
     document = cli("leaderboard", "scale_shift", "--hardware", "cpu", "--server", server.url, "--json").json()
-    assert [(e["rank"], e["user"], e["score"]) for e in document["entries"]] == [(1, "ada", 0.7)]
+    assert [(e["rank"], e["user"], e["score"]) for e in document["entries"]] == [
+        (1, "ada", 0.7), (2, "bob", 0.68)]
     assert document["entries"][0]["submission"] == evaluation.submission_id
     bad_hw = cli("leaderboard", "scale_shift", "--hardware", "tpu9", "--server", server.url)
     assert bad_hw.code == 2 and "unknown hardware 'tpu9'" in bad_hw.err

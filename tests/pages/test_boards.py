@@ -104,7 +104,7 @@ def test_stable_order_ties_to_the_earlier_submission_then_user_id_unscored_last(
         client: Client, ranked: Users) -> None:
     rows = table(client, BOARD)
     assert [(r[0], r[1], r[3]) for r in rows] == [
-        ("1", "bob", "0.900"), ("2", "ada", "0.500"), ("3", "fay", "0.500"), ("4", "cyd", "0.500"),
+        ("1", "bob", "0.900"), ("2–4", "ada", "0.500"), ("2–4", "fay", "0.500"), ("2–4", "cyd", "0.500"),
         ("–", "dan", "no valid score"), ("–", "eve", "no valid score")]
     assert rows[3][10] == "2"  # cyd's submissions
     assert rows[1][4].startswith("all ")  # every workload passed
@@ -117,7 +117,7 @@ def test_a_reward_hack_found_later_takes_its_owner_off_the_ranks(
     evaluations.mark_reward_hack(best, factories.make_participant("reviewer"), "replays answers")
     rows = table(client, BOARD)  # unscored rows in the order of their first submission
     assert [(r[0], r[1]) for r in rows] == [
-        ("1", "ada"), ("2", "fay"), ("3", "cyd"), ("–", "bob"), ("–", "dan"), ("–", "eve")]
+        ("1–3", "ada"), ("1–3", "fay"), ("1–3", "cyd"), ("–", "bob"), ("–", "dan"), ("–", "eve")]
 
 
 def test_sort_by_any_column_keeps_ties_in_rank_order_and_empty_cells_last(
