@@ -114,3 +114,13 @@ def test_solx_examples(tmp_path: Path) -> None:
     assert done.returncode == 0 and "1 of 1 example solutions passed every workload" in done.stdout
     table = (tmp_path / "out" / "solx_examples.md").read_text()
     assert "| pytorch/rmsnorm | solution_python.json | 2/2 |" in table
+
+
+def test_score_noise(tmp_path: Path) -> None:
+    done = run("score_noise.py", str(tmp_path), "--runs", "2", "--problems", "softmax", "--hardware", "cpu",
+               "--workloads", "smoke", timeout=600)
+    assert done.returncode in (0, 1), "1: the band is over the target, which the CPU's may be"
+    report = only_report(tmp_path, "*-score-noise-cpu.json")
+    [row] = report["problems"]
+    assert row["problem"] == "softmax" and len(row["scores"]) == 2 and not row["failures"]
+    assert report["band"] == row["half_range_share"] >= 0

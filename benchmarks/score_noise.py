@@ -1,0 +1,138 @@
+"""Score noise: the same kernel evaluated again and again on one machine, each time with a fresh
+input seed, as the server would evaluate two submissions of it. Per problem: the spread of the
+problem score over the runs; over all: the band within which a kernel's score moves run to run,
+which boards use to tell a real difference from noise (docs/scoring.md, "Uncertainty").
+
+    python benchmarks/score_noise.py OUT_DIR [--runs 10] [--problems softmax,rmsnorm]
+        [--timing-budget 0.5] [--workloads all] [--hardware h200]
+
+It runs `solarena eval --json` on each problem's general solution (the one its manifest expects to
+pass) `--runs` times in a row, one evaluation at a time. Writes OUT_DIR/<date>-score-noise-<hw>.json
+and .md. Target (issue 21): each problem's score within ±1% of its mean run to run on the H200.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import time
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+TARGET = 0.01  # ±1% of the mean score
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("out", type=Path)
+    parser.add_argument("--runs", type=int, default=10)
+    parser.add_argument("--problems", default="", help="comma-separated; every bundled problem if empty")
+    parser.add_argument("--timing-budget", default="")
+    parser.add_argument("--workloads", default="all", help="all, visible or smoke (solarena eval's)")
+    parser.add_argument("--hardware", default="",
+                        help="solarena eval's --hardware (the local GPU's if empty)")
+    args = parser.parse_args(argv)
+    if args.runs < 2:
+        parser.error("--runs must be at least 2: one run has no spread")
+    args.out.mkdir(parents=True, exist_ok=True)
+    problems = [p for p in _general_solutions() if not args.problems or p[0].name in args.problems.split(",")]
+    if not problems:
+        parser.error(f"no bundled problem named in --problems {args.problems!r}")
+    rows: list[dict[str, Any]] = []
+    for problem, solution in problems:  # the report is written again after each problem
+        rows.append(_problem_noise(problem, solution, args))
+        report = write(args, rows)
+    print(markdown(report, report["hardware"]))
+    return 0 if report["band"] is not None and report["band"] <= TARGET else 1
+
+
+def write(args: argparse.Namespace, rows: list[dict[str, Any]]) -> dict[str, Any]:
+    hardware = next((r["hardware"] for r in rows if r.get("hardware")), args.hardware or "unknown")
+    report = {"date": date.today().isoformat(), "hardware": hardware, "runs": args.runs,
+              "workloads": args.workloads, "timing_budget": args.timing_budget or "default", "problems": rows,
+              "band": max((r["half_range_share"] for r in rows if r["half_range_share"] is not None),
+                          default=None)}
+    stem = args.out / f"{report['date']}-score-noise-{hardware}"
+    stem.with_suffix(".json").write_text(json.dumps(report, indent=1))
+    stem.with_suffix(".md").write_text(markdown(report, hardware))
+    return report
+
+
+def _general_solutions() -> list[tuple[Path, Path]]:
+    found = []
+    for manifest in sorted((ROOT / "problems").glob("*/solutions/manifest.json")):
+        entries = [e for e in json.loads(manifest.read_text())["solutions"] if e["expect"] == "pass"]
+        if entries:
+            found.append((manifest.parent.parent, manifest.parent / entries[0]["file"]))
+    return found
+
+
+def _problem_noise(problem: Path, solution: Path, args: argparse.Namespace) -> dict[str, Any]:
+    scores, walls, hardware, failures = [], [], "", []
+    for run in range(args.runs):
+        command = [sys.executable, "-m", "solarena.cli", "eval", "--problem", str(problem),
+                   "--solution", str(solution), "--workloads", args.workloads, "--json"]
+        if args.timing_budget:
+            command += ["--timing-budget", args.timing_budget]
+        if args.hardware:
+            command += ["--hardware", args.hardware]
+        started = time.monotonic()
+        result = subprocess.run(command, capture_output=True, text=True, cwd=ROOT)
+        walls.append(time.monotonic() - started)
+        if result.returncode != 0:
+            failures.append(f"run {run}: {result.stderr.strip()[-300:]}")
+            continue
+        report = json.loads(result.stdout)
+        hardware = report.get("hardware", hardware)
+        failed = [r["uuid"] for r in report["workloads"] if r["status"] != "PASSED"]
+        if failed:
+            failures.append(f"run {run}: not passed: {', '.join(failed[:4])}")
+        scores.append(report["aggregates"]["score"])
+        print(f"{problem.name:22s} run {run + 1:2d}/{args.runs} score {scores[-1]:.4f} "
+              f"({walls[-1]:.1f} s)", flush=True)
+    return {"problem": problem.name, "solution": solution.name, "hardware": hardware, **spread(scores),
+            "wall_s_mean": round(statistics.fmean(walls), 1), "failures": failures}
+
+
+def spread(scores: list[float]) -> dict[str, Any]:
+    """The runs' scores and how far they stray: relative standard deviation and half the range,
+    both as shares of the mean."""
+    if len(scores) < 2:
+        return {"scores": scores, "mean": None, "stdev_share": None, "half_range_share": None}
+    mean = statistics.fmean(scores)
+    return {"scores": [round(s, 5) for s in scores], "mean": round(mean, 5),
+            "stdev_share": round(statistics.stdev(scores) / mean, 5) if mean else None,
+            "half_range_share": round((max(scores) - min(scores)) / 2 / mean, 5) if mean else None}
+
+
+def markdown(report: dict[str, Any], hardware: str) -> str:
+    band = report["band"]
+    verdict = (f"**±{band:.2%}**, target {'met' if band <= TARGET else 'NOT met'}." if band is not None
+               else "none (too few runs passed).")
+    lines = [f"# Score noise on {hardware} ({report['date']})", "",
+             f"`python benchmarks/score_noise.py OUT --runs {report['runs']} "
+             f"--workloads {report['workloads']}` (timing budget: {report['timing_budget']}): each "
+             f"problem's general solution evaluated {report['runs']} times in a row, one at a time, a "
+             "fresh input seed each time.", "",
+             f"Target: every problem's score within ±{TARGET:.0%} of its mean run to run. Band measured "
+             f"(the largest half-range over the problems): {verdict}", "",
+             "| problem | mean score | rel. stdev | half-range | min | max | wall s | failures |",
+             "|---|---|---|---|---|---|---|---|"]
+    for r in report["problems"]:
+        tail = f"| {r['wall_s_mean']} | {len(r['failures'])} |"
+        if r["mean"] is None:
+            lines.append(f"| {r['problem']} | – | – | – | – | – {tail}")
+            continue
+        low, high = min(r["scores"]), max(r["scores"])
+        lines.append(f"| {r['problem']} | {r['mean']:.4f} | {r['stdev_share']:.2%} "
+                     f"| ±{r['half_range_share']:.2%} | {low:.4f} | {high:.4f} {tail}")
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    sys.exit(main())
