@@ -32,7 +32,7 @@ MAX_CHANNEL_BYTES = 64 << 20  # one attempt's events, all together
 MAX_EVENT_DEPTH = 16  # nested objects and arrays
 READ_BYTES = 1 << 20
 LATENCY_FIELDS = ("latency_ms", "reference_latency_ms", "baseline_latency_ms")
-OBJECT_FIELDS = ("correctness", "timing", "reference_timing", "baseline_timing")
+OBJECT_FIELDS = ("correctness", "timing", "reference_timing", "baseline_timing", "profile")
 
 
 @dataclass(frozen=True)
@@ -47,6 +47,7 @@ class SuperviseOptions:
     max_processes: int | None = 64  # processes in the sandboxed tree
     max_open_files: int | None = 4096
     job_dir_bytes: int | None = sandbox.JOB_DIR_BYTES  # disk used in the job directory
+    wrapper: tuple[str, ...] = ()  # a command the harness runs under (ncu.prefix in profile mode)
 
 
 @dataclass
@@ -348,7 +349,8 @@ def harness_argv(options: SuperviseOptions, job_dir: Path, skip: list[str]) -> l
     goes on sys.path; -s: no user site-packages (HOME is the job directory, which the solution
     writes). multiprocessing passes both on to the solution's process."""
     python = "python" if options.backend == "docker" else options.python  # the image's own
-    return [python, *SAFE_PATH_FLAGS, "-m", "evaluator.harness", str(job_dir), "--skip", *skip]
+    return [*options.wrapper, python, *SAFE_PATH_FLAGS, "-m", "evaluator.harness", str(job_dir), "--skip",
+            *skip]
 
 
 def results_path_for(job_dir: Path) -> Path:

@@ -7,9 +7,11 @@ import argparse
 import json
 import os
 import secrets
+import shutil
 import subprocess
 import sys
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +22,7 @@ from rich.text import Text
 
 import sandbox
 from evaluator import traces
+from evaluator.harness import ncu, profiling
 from evaluator.harness.hidden import draw_hidden, load_hidden_file
 from evaluator.harness.importer import find_problem_dirs
 from evaluator.harness.problem import Problem, ProblemError, Workload, load_problem
@@ -27,7 +30,7 @@ from evaluator.jobs import UNTIMED, SolutionError, SolutionFiles, write_job
 from evaluator.scoring import numbers
 from evaluator.scoring.hardware import HARDWARE, HardwareSpec, get_hardware
 from evaluator.scoring.report import build_report
-from evaluator.supervise import SuperviseOptions, run_harness
+from evaluator.supervise import HarnessOutcome, SuperviseOptions, run_harness
 from solarena import client_commands
 from solarena.client import ClientError
 
@@ -71,10 +74,16 @@ def build_parser() -> argparse.ArgumentParser:
                     help=f"auto (detect), or one of: {', '.join(HARDWARE)} (cpu: Triton interpreter)")
     ev.add_argument("--workloads", choices=("smoke", "visible", "all"), default=None,
                     help="smoke: small visible+hidden (default on cpu); visible; all: visible+hidden")
-    ev.add_argument("--mode", choices=("ranked", "test", "benchmark"), default="ranked",
+    ev.add_argument("--mode", choices=("ranked", "test", "benchmark", "profile"), default=None,
                     help="as on the server: test checks correctness on the visible workloads and times "
-                         "nothing; benchmark times the visible workloads; ranked (default) runs the "
-                         "selection of --workloads")
+                         "nothing; benchmark times the visible workloads; profile checks them and lists "
+                         "the top kernels of each (--profile); ranked (default) runs the selection of "
+                         "--workloads")
+    ev.add_argument("--profile", action="store_true",
+                    help="the profile mode: Nsight Compute where ncu and a GPU are there, else torch's "
+                         "profiler; timings never scored (docs/measuring.md, \"Profile mode\")")
+    ev.add_argument("--profile-dir", type=Path, default=Path("solarena-ncu"), metavar="DIR",
+                    help="where --profile writes the .ncu-rep files (default: ./solarena-ncu)")
     ev.add_argument("--json", action="store_true", help="print one JSON document (docs/result-format.md)")
     ev.add_argument("--trace-out", type=Path, metavar="FILE",
                     help="also write SOL-ExecBench traces there, one JSON object per workload a line")
@@ -138,14 +147,18 @@ def cmd_eval(args: argparse.Namespace) -> int:
         sandbox.get_backend(args.sandbox)
     except (ValueError, RuntimeError) as exc:
         raise UsageError(str(exc)) from None
+    mode = resolve_mode(args)
     cpu = hardware.slug == "cpu"
     selection = args.workloads or ("smoke" if cpu else "all")
     secret = args.secret or os.environ.get("SOLARENA_HIDDEN_SECRET") or DEFAULT_SECRET
     workloads = select_workloads(problem, selection, secret, args.hidden_file)
-    if args.mode != "ranked":  # the private modes never touch hidden workloads
+    if mode != "ranked":  # the private modes never touch hidden workloads
         workloads = [w for w in workloads if w.visibility == "visible"]
     seed = args.seed if args.seed is not None else secrets.randbits(48)
-    options: dict[str, Any] = dict(UNTIMED) if args.mode == "test" else {}
+    options: dict[str, Any] = dict(UNTIMED) if mode in ("test", "profile") else {}
+    ncu_path = None if cpu or mode != "profile" else ncu.find_ncu()
+    if mode == "profile":
+        options["profile"] = profiling_tool(ncu_path, cpu)
     if args.correctness_rounds is not None:
         if args.correctness_rounds < 1:
             raise UsageError("--correctness-rounds must be at least 1")
@@ -158,15 +171,22 @@ def cmd_eval(args: argparse.Namespace) -> int:
                                  cpu_interpreter=cpu, backend=args.sandbox)
     console = Console(stderr=True, markup=False)
     with tempfile.TemporaryDirectory(prefix="solarena-job-") as tmp:
-        job_dir = Path(tmp) / "job"
-        write_job(job_dir, problem, solution, workloads, seed=seed, device="cpu" if cpu else "cuda",
-                  options=options)
-        outcome = _run_with_progress(job_dir, workloads, supervise, console, quiet=args.json)
+        if ncu_path is not None:
+            outcome = profile_with_ncu(ncu_path, Path(tmp), problem, solution, workloads, seed, options,
+                                       supervise, args.profile_dir, console, quiet=args.json)
+        else:
+            job_dir = Path(tmp) / "job"
+            write_job(job_dir, problem, solution, workloads, seed=seed, device="cpu" if cpu else "cuda",
+                      options=options)
+            outcome = _run_with_progress(job_dir, workloads, supervise, console, quiet=args.json)
     report = build_report(problem.definition, workloads, outcome, hardware)
     report["solution"] = str(args.solution)
     report["seed"] = seed
-    report["mode"] = args.mode
+    report["mode"] = mode
     report["workload_selection"] = selection
+    if mode == "profile":
+        for row in report["workloads"]:  # beside the scored fields, never among them
+            row["profile"] = outcome.results.get(row["uuid"], {}).get("profile")
     if args.json:
         print(json.dumps(report, indent=2, allow_nan=False))
     else:
@@ -175,6 +195,62 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if args.trace_out is not None:  # after the report, which a failed write must not lose
         write_traces(args.trace_out, report, workloads, solution, args.solution, hardware)
     return 0
+
+
+def resolve_mode(args: argparse.Namespace) -> str:
+    if args.profile and args.mode not in (None, "profile"):
+        raise UsageError(f"--profile is a mode of its own: it cannot go with --mode {args.mode}")
+    return "profile" if args.profile else args.mode or "ranked"
+
+
+def profiling_tool(ncu_path: str | None, cpu: bool) -> str:
+    """Which profiler a profile run uses, said in one line."""
+    if ncu_path is not None:
+        print(f"profiling with Nsight Compute ({ncu_path})", file=sys.stderr)
+        return profiling.NCU
+    why = "on the CPU" if cpu else "ncu is not on PATH"
+    print(f"profiling with torch's profiler ({why}): kernel names and times, no hardware counters",
+          file=sys.stderr)
+    return profiling.TORCH
+
+
+def profile_with_ncu(ncu_path: str, tmp: Path, problem: Problem, solution: SolutionFiles,
+                     workloads: list[Workload], seed: int, options: dict[str, Any],
+                     supervise: SuperviseOptions, out_dir: Path, console: Console,
+                     quiet: bool) -> HarnessOutcome:
+    """One harness run under ncu per workload (ncu.prefix), each exporting its own report, which
+    is copied to out_dir and read back into the workload's `profile`."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    outcome = HarnessOutcome()
+    slow = replace(supervise, workload_seconds=max(supervise.workload_seconds, 600.0),
+                   startup_seconds=max(supervise.startup_seconds, 600.0))
+    for index, workload in enumerate(workloads):
+        job_dir = tmp / f"job-{index}"
+        write_job(job_dir, problem, solution, [workload], seed=seed, device="cuda", options=options)
+        export = job_dir / "profile.ncu-rep"  # the job directory: writable in every sandbox
+        under_ncu = replace(slow, wrapper=tuple(ncu.prefix(ncu_path, export)))
+        run = _run_with_progress(job_dir, [workload], under_ncu, console, quiet)
+        outcome.results.update(run.results)
+        outcome.environment = run.environment or outcome.environment
+        outcome.solution_error = outcome.solution_error or run.solution_error
+        result = outcome.results.get(workload.uuid)
+        if result is None or result.get("status") != "PASSED":
+            continue
+        kept = out_dir / f"{problem.name}-{workload.uuid}.ncu-rep"
+        try:
+            shutil.copyfile(export, kept)
+            launches = ncu.read_report(ncu_path, kept)
+        except (OSError, ncu.NcuError) as exc:
+            result["profile"] = {"tool": profiling.NCU, "error": str(exc), "kernels": []}
+            continue
+        kernels = ncu.summarize(launches)
+        result["profile"] = {"tool": profiling.NCU, "report": str(kept), "calls": options.get("profile_calls",
+                             profiling.CALLS), "kernels": kernels[:profiling.MAX_KERNELS],
+                             "truncated": len(kernels) > profiling.MAX_KERNELS}
+    if not quiet:
+        print(f"Nsight Compute reports written to {out_dir}/ (open with ncu-ui or ncu --import)",
+              file=sys.stderr)
+    return outcome
 
 
 def check_trace_out(path: Path) -> None:
@@ -337,9 +413,52 @@ def print_report(report: dict[str, Any], console: Console) -> None:
     console.print("  ".join(parts))
     if report.get("solution_error"):
         console.print(Text.assemble(("solution failed to load:", "red"), f" {report['solution_error']}"))
+    print_profiles(report, console)
     note = HARDWARE[report["hardware"]].notes if report["hardware"] in HARDWARE else ""
     if note:
         console.print(Text(f"note: {note}", style="yellow"))
+
+
+def print_profiles(report: dict[str, Any], console: Console) -> None:
+    """The top kernels of each profiled workload, longest total first."""
+    for row in report["workloads"]:
+        profile = row.get("profile")
+        if not profile:
+            continue
+        table = Table(title=f"top kernels of {row['uuid']} ({profile.get('tool')}, "
+                            f"{profile.get('calls', '?')} calls)")
+        ncu_columns = profile.get("tool") == profiling.NCU
+        columns = ["kernel", "kind", "calls", "total", "mean", "grid", "block", "regs", "smem"]
+        if ncu_columns:
+            columns += ["SM %", "mem %", "DRAM %", "occupancy %"]
+        for column in columns:
+            justify = "left" if column in ("kernel", "kind") else "right"
+            table.add_column(column, overflow="fold", justify=justify)
+        for kernel in profile.get("kernels", []):
+            cells = [kernel["name"], kernel["kind"], str(kernel["calls"]), _ms(kernel["total_ms"]),
+                     _ms(kernel["mean_ms"]), _dims(kernel.get("grid")), _dims(kernel.get("block")),
+                     numbers.significant(kernel.get("registers_per_thread")),
+                     _bytes(kernel.get("shared_memory_bytes"))]
+            if ncu_columns:
+                cells += [numbers.significant(kernel.get(k)) for k in
+                          ("sm_throughput_pct", "memory_throughput_pct", "dram_throughput_pct",
+                           "achieved_occupancy_pct")]
+            table.add_row(*cells)
+        console.print(table)
+        if profile.get("truncated"):
+            console.print(f"{row['uuid']}: only the top {len(profile['kernels'])} are listed")
+        if profile.get("report"):
+            console.print(f"{row['uuid']}: Nsight Compute report {profile['report']}")
+        if profile.get("error"):
+            console.print(Text(f"{row['uuid']}: ncu: {profile['error']}", style="red"))
+
+
+def _dims(value: list[int] | None) -> str:
+    return "x".join(str(v) for v in value) if value else numbers.DASH
+
+
+def _bytes(value: int | None) -> str:
+    return numbers.DASH if value is None else numbers.rate(value, "B").replace("/s", "")
 
 
 def _ms(value: float | None) -> str:

@@ -8,6 +8,7 @@ Two processes, one trusted (docs/security.md has the whole trust boundary):
     (untrusted once the solution is imported; only what the reporter checks counts)
     shared, pure helpers        problem  expr  hidden  importer  inputs  checks  timing
                                 modules  status  l2  gpu_clock  environment  calibrate
+                                profiling  ncu
 
 The protocol. Requests go down pickled, replies come up as JSON; every message up is validated
 and anything else is a forgery (REWARD_HACK).
@@ -27,9 +28,15 @@ and anything else is a forgery (REWARD_HACK).
         <- next | stop
         -> reply(samples | failure)    the times the process measured inside (GPU activity),
                                        held afterwards to the reporter's clock
+                                       (or, for a profiled batch, untimed: its profile, which
+                                       the reporter validates and never scores; profiling.py)
     exit
 
 The solution's side runs only while a call is on the reporter's clock, or while it holds
 nothing of use (no inputs of a call yet); the reference and the baseline are timed with it
 paused.
 """
+
+# The instrument's version, recorded on every evaluation it measures. Raise it with any change that
+# can alter a verdict or a time; `manage.py rescore --top N` then re-runs each board's leaders.
+HARNESS_VERSION = "2026.12.02"

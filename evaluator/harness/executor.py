@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import torch
+from torch.autograd.profiler import profile
 
 from . import status
 from .checks import CheckResult, as_output_list, check_structure
@@ -30,6 +31,7 @@ from .integrity import Guard, IntegrityViolation
 from .l2 import reset_persisting_l2
 from .modules import LoadedSolution, SolutionLoadError, describe_exception, is_compile_error, load_solution
 from .problem import Definition, definition_from_json
+from .profiling import TOOLS, Recorder
 from .timing import StrayGpuWork, flush_l2, profiler_session, time_batch
 
 MAX_REPLY = 1 << 20
@@ -135,8 +137,16 @@ class Executor:
     def call(self, request: dict[str, Any]) -> dict[str, Any]:
         """A batch of gated calls; each one's inputs arrive only once the reporter says go."""
         gate = ReporterGate(self)
+        count = int(request["count"])
+        tool = request.get("profile")
+        recorder = Recorder(self.device, tool) if tool in TOOLS else None
         try:
-            samples = time_batch(self.invoke, self.keep, int(request["count"]), self.device, gate,
+            if recorder is not None:  # untimed calls, each inside the profiled range
+                with recorder.session():
+                    time_batch(recorder.wrap(self.invoke), self.keep, count, self.device, gate, timed=False)
+                self.check_tripwires("between calls")
+                return {"samples": [], "profile": recorder.report(count)}
+            samples = time_batch(self.invoke, self.keep, count, self.device, gate,
                                  timed=bool(request["timed"]))
             self.check_tripwires("between calls")  # the dispatcher's tripwires still in place
         except Stopped:
@@ -277,6 +287,9 @@ def _warm_up(device: torch.device) -> None:
         except ImportError:
             pass
     torch.ones(1 << 16).mul_(2).sum()  # large enough for the intra-op thread pool
+    if device.type != "cuda":  # the profiler's worker thread (profile mode; timing's on a GPU, below)
+        with profile(use_cpu=True, use_kineto=True):
+            torch.ones(16).add_(1)
     if device.type == "cuda":
         torch.cuda.set_device(device)
         torch.cuda.init()

@@ -27,7 +27,7 @@ import torch
 HARNESS_MODULES = ("evaluator.harness.executor", "evaluator.harness.timing", "evaluator.harness.inputs",
                    "evaluator.harness.integrity", "evaluator.harness.l2", "evaluator.harness.checks",
                    "evaluator.harness.fallback", "evaluator.harness.modules", "evaluator.harness.status",
-                   "evaluator.harness.gpu_clock")
+                   "evaluator.harness.gpu_clock", "evaluator.harness.profiling", "evaluator.harness.ncu")
 BUILTINS = ("type", "isinstance", "len", "min", "max", "sorted", "float", "int", "range", "zip",
             "getattr", "id", "print", "str", "dict", "list")
 

@@ -40,6 +40,9 @@ from .modules import SolutionLoadError, describe_exception, import_file, solutio
 from .problem import Definition, Tolerance, Workload, definition_from_json, workload_from_json
 from .processes import DormantTasks, PauseFailed, Task, newcomers
 from .processes import describe as describe_tasks
+from .profiling import CALLS as PROFILED_CALLS
+from .profiling import TOOLS as PROFILE_TOOLS
+from .profiling import validate as validate_profile
 from .solution_process import ChannelTampered, SolutionDied, SolutionProcess
 from .timing import Sample, Timing, TimingOptions, flush_l2, measure, time_callable
 
@@ -71,6 +74,8 @@ class Job:
     time_solution: bool = True  # False: correctness only (the `test` mode), no time at all
     time_reference: bool = True
     time_baseline: bool = True
+    profile: str | None = None  # profiling.TOOLS: profile a few calls after correctness (and timing)
+    profile_calls: int = PROFILED_CALLS
 
     @classmethod
     def from_spec(cls, data: dict[str, Any], directory: Path) -> Job:
@@ -95,7 +100,15 @@ class Job:
             time_solution=bool(options.get("time_solution", True)),
             time_reference=bool(options.get("time_reference", True)),
             time_baseline=bool(options.get("time_baseline", True)),
+            profile=_profile_tool(options.get("profile")),
+            profile_calls=max(1, int(options.get("profile_calls", PROFILED_CALLS))),
         )
+
+
+def _profile_tool(value: Any) -> str | None:
+    if value is not None and value not in PROFILE_TOOLS:
+        raise ValueError(f"unknown profiling tool {value!r} (known: {', '.join(PROFILE_TOOLS)})")
+    return value
 
 
 def pick_device(name: str) -> torch.device:
@@ -266,7 +279,7 @@ class WorkloadRun:
         self.axes = self.definition.resolve_axes(workload.axes)
         self.specs = list(self.definition.outputs.values())
         self.tolerance: Tolerance = workload.tolerance
-        slots = max(job.timing.batch, job.timing.warmup, 1)
+        slots = max(job.timing.batch, job.timing.warmup, job.profile_calls if job.profile else 1, 1)
         self.pool = torch.cuda.MemPool() if job.device.type == "cuda" else None
         self.buffers = [self.shared(lambda: empty_outputs(self.definition, self.axes, job.device))
                         for _ in range(slots)]
@@ -281,9 +294,11 @@ class WorkloadRun:
             copy_ms = copy_cost_ms(self.buffers[0], self.job.device)
             correctness = self.check_rounds()
             if not self.job.time_solution:
-                return {"status": status.PASSED, "message": "", "correctness": correctness}
+                return {"status": status.PASSED, "message": "", "correctness": correctness,
+                        **self.profile_solution()}
             timing = measure(self.solution_batch, self.job.timing, self.clock)
             self.check_clocks()
+            profiled = self.profile_solution()  # after timing, which it must not disturb
         except CallFailed as exc:
             failed: dict[str, Any] = {"status": exc.verdict, "message": exc.message}
             if exc.correctness is not None:
@@ -292,7 +307,7 @@ class WorkloadRun:
         except InputError as exc:
             return {"status": status.INVALID_REFERENCE, "message": f"input generation: {exc}"}
         out: dict[str, Any] = {"status": status.PASSED, "message": "", "correctness": correctness,
-                               "latency_ms": timing.latency_ms, "timing": timing.to_json()}
+                               "latency_ms": timing.latency_ms, "timing": timing.to_json(), **profiled}
         if self.job.device.type == "cuda" and self.session.calibration.calls:
             held = unaccounted(self.calls, self.session.calibration, copy_ms,
                                bool(HOST_WORK_LANGUAGES & set(self.session.languages)))
@@ -322,19 +337,33 @@ class WorkloadRun:
         return {"rounds": self.job.correctness_rounds, "max_abs_error": worst_err,
                 "max_rel_error": worst_rel, "min_matched_ratio": worst_ratio}
 
+    def profile_solution(self) -> dict[str, Any]:
+        """{"profile": ...} of a few more calls, each checked like any other, when the job asks for
+        it; else nothing. The profile is the solution's process's own account: validated, never
+        scored."""
+        if self.job.profile is None:
+            return {}
+        count = self.job.profile_calls
+        seeds = [self.seed("profile", j) for j in range(count)]
+        call = self.gated_call(seeds, False, "a profiled call", profile=self.job.profile)
+        try:
+            return {"profile": validate_profile(call.reply.get("profile"), count, self.job.profile)}
+        except ValueError as exc:
+            raise CallFailed(status.REWARD_HACK, f"malformed profile report: {exc}") from None
+
     def solution_batch(self, first: int, count: int, timed: bool) -> list[Sample]:
         seeds = [self.seed("time", first + j) for j in range(count)]
         when = "a timed call" if timed else "a warm-up call"
         call = self.gated_call(seeds, timed, when)
         return self.reported_samples(call, count) if timed else []
 
-    def gated_call(self, seeds: list[int], timed: bool, when: str) -> GatedCall:
+    def gated_call(self, seeds: list[int], timed: bool, when: str, profile: str | None = None) -> GatedCall:
         """Run a batch in the solution's process, one call at a time. When it is ready for a call,
         the reporter pauses it, draws the call's inputs and puts them in the shared buffers, then
         starts its clock and says go; the call is over when its outputs are in the shared
         buffers: the reporter stops its clock, pauses the solution's side again and checks them
         (and that nothing of the solution's was left running) before the next call starts."""
-        nonce = self.process.send("call", count=len(seeds), timed=timed)
+        nonce = self.process.send("call", count=len(seeds), timed=timed, profile=profile)
         call = GatedCall()
         opened_at: float | None = None
         cpu_at_go = 0.0
