@@ -132,12 +132,16 @@ class HiddenSummarySerializer(serializers.Serializer):
 
 class EvaluationSerializer(serializers.ModelSerializer):
     hardware = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    outcome = serializers.CharField(source="outcome.text", read_only=True, help_text=(
+        "what happened, as the pages word it: queued, running, failed on the platform, cancelled, did not "
+        "compile, flagged: reward hack, incorrect on every workload, scored, k of n workloads passed, "
+        "scored"))
     timing_note = serializers.SerializerMethodField()
 
     class Meta:
         model = Evaluation
-        fields = ["id", "hardware", "state", "score", "error", "reward_hack", "attempts", "created",
-                  "started_at", "finished_at", "timing_note"]
+        fields = ["id", "hardware", "state", "outcome", "score", "error", "reward_hack", "attempts",
+                  "created", "started_at", "finished_at", "timing_note"]
 
     def get_timing_note(self, evaluation: Evaluation) -> str:
         """What its times are not (the CPU's: no GPU timing), from the hardware table; empty for a GPU."""

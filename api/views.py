@@ -15,6 +15,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from evaluator import hidden_results
 from evaluator.models import Evaluation, WorkloadResult
 from evaluator.scoring.hardware import timing_note
 from leaderboard import boards
@@ -104,6 +105,7 @@ class SubmissionViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.R
             submissions = submissions.filter(owner=self.request.user)
         evaluations = Evaluation.objects.select_related("hardware").order_by("hardware__slug")
         if self.action == "list":
+            evaluations = evaluations.prefetch_related(hidden_results.verdicts())
             return submissions.prefetch_related(Prefetch("evaluations", queryset=evaluations))
         results = WorkloadResult.objects.select_related("workload").order_by("workload__position")
         return submissions.prefetch_related(

@@ -13,6 +13,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from django.db.models import Prefetch
+
 from evaluator.harness import status
 from leaderboard.models import Workload
 
@@ -84,3 +86,12 @@ def shown_progress(stored: Mapping[str, Any]) -> tuple[list[str | None], int, bo
         return statuses[:visible], int(stored.get("hidden") or 0), bool(stored.get("hidden_started"))
     rest = statuses[visible:]
     return statuses[:visible], len(rest), any(verdict is not None for verdict in rest)
+
+
+def verdicts() -> Prefetch:
+    """For a list of evaluations: the visible verdicts Evaluation.outcome reads, of the scored ones
+    where nothing passed (the only ones it reads them for), prefetched as `results`."""
+    nothing_passed = {"evaluation__state": Evaluation.SCORED, "evaluation__aggregates__passed": 0}
+    rows = (WorkloadResult.objects.filter(workload__visibility=Workload.VISIBLE, **nothing_passed)
+            .select_related("workload").only("evaluation", "status", "workload__visibility"))
+    return Prefetch("results", queryset=rows)

@@ -8,6 +8,9 @@ from typing import Any
 from django.conf import settings
 from django.db import models
 
+from evaluator.scoring.outcome import EvaluationOutcome, evaluation_outcome
+from leaderboard.models import Workload
+
 PRIVATE_ENVIRONMENT = ("host",)  # the worker's host name: the platform's, not the participant's
 
 
@@ -47,6 +50,13 @@ class Evaluation(models.Model):
                                        on_delete=models.SET_NULL, related_name="+",
                                        help_text="who last marked or cleared it by hand")
     hack_marked_at = models.DateTimeField(null=True, blank=True)
+    harness_version = models.CharField(max_length=40, blank=True, db_default="",
+                                       help_text="the harness that measured it (evaluator.harness)")
+    rescore_of = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL,
+                                   related_name="rescores", help_text="the evaluation this one measures "
+                                   "again under a newer harness (manage.py rescore)")
+    superseded = models.BooleanField(default=False, db_default=False, help_text=(
+        "a rescore of it was scored: that one counts on the boards instead"))
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -62,6 +72,14 @@ class Evaluation(models.Model):
 
     def __str__(self) -> str:
         return f"evaluation #{self.pk} ({self.state})"
+
+    @property
+    def outcome(self) -> EvaluationOutcome:
+        """What happened, in words and a CSS class. The visible verdicts (hidden ones show as counts
+        only) are read only when nothing passed: lists prefetch them with hidden_results.verdicts()."""
+        verdicts = (result.status for result in self.results.all()
+                    if result.workload.visibility == Workload.VISIBLE)
+        return evaluation_outcome(self.state, self.reward_hack, self.aggregates, verdicts)
 
 
 EVALUATION_STATES = Evaluation.STATES  # the API schema's name for them (settings.SPECTACULAR_SETTINGS)

@@ -242,7 +242,12 @@ def _rank_cell(row: Any) -> Cell:
 
 
 def _best_url(row: Any) -> str:
-    """The page of the submission behind a row's score, where the board keeps it."""
+    """The page of the submission behind a row's score, where the board keeps it: for an agent's
+    row, its upload's row on the agent's page."""
+    upload = getattr(row, "agent_submission", None)
+    if upload is not None:
+        agent = page_url("agent", row.user, row.agent)
+        return f"{agent}#upload-{upload}" if agent else ""
     submission = getattr(row, "submission_id", None)
     return page_url("submission", str(submission)) if submission is not None else ""
 

@@ -17,6 +17,7 @@ from evaluator.models import Evaluation
 from leaderboard import boards
 from leaderboard.models import Category
 
+from . import page_queries
 from .board_views import BadRequest, bad_request, page_url, task_type_of
 from .page_cache import public_page
 
@@ -46,6 +47,7 @@ def _content(task_type: str | None) -> dict[str, Any]:
         (category, [OverviewCell(reverse("category-board", args=[category.slug, hw.slug]) + suffix,
                                  overview.leader(category, hw)) for hw in overview.hardware])
         for category in overview.categories]
+    led = [hw.slug for hw in overview.hardware if any(overview.leader(c, hw) for c in overview.categories)]
     # newest first along the evaluations_by_finish index (every scored evaluation has finished_at)
     recent = list(Evaluation.objects.filter(state=Evaluation.SCORED, reward_hack=False,
                                             finished_at__isnull=False, submission__mode=modes.RANKED)
@@ -61,6 +63,7 @@ def _content(task_type: str | None) -> dict[str, Any]:
         "agent_boards": [(hw, reverse("agent-board", args=[hw.slug]))
                                            for hw in overview.hardware],
         "anything": bool(recent) or Evaluation.objects.exists(),
+        "timing_notes": page_queries.timing_notes([e.hardware.slug for e in recent] + led),
     }
 
 

@@ -3,6 +3,7 @@ number of queries whatever the number of rows. Boards themselves come from leade
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -22,11 +23,11 @@ from django.db.models import (
 )
 from django.db.models.functions import Coalesce
 
-from evaluator import modes
+from evaluator import hidden_results, modes
 from evaluator.models import Evaluation
 from evaluator.rankings import RANK_ORDER, STANDING
 from evaluator.scoring import sol
-from evaluator.scoring.hardware import BANDWIDTH_KEY, COMPUTE_CLASSES, HARDWARE, HardwareSpec
+from evaluator.scoring.hardware import BANDWIDTH_KEY, COMPUTE_CLASSES, HARDWARE, HardwareSpec, timing_note
 from evaluator.scoring.sol import WorkloadWork
 from leaderboard import boards
 from leaderboard.models import Hardware, LeaderboardEntry, Problem, ScoreRecord, Workload
@@ -179,7 +180,8 @@ def submissions_of(user: AbstractBaseUser) -> QuerySet[Submission]:
     evaluations (prefetched by hardware); not their sources, problem definitions, agent logs or
     reports."""
     evaluations = (Evaluation.objects.select_related("hardware").order_by("hardware__slug")
-                   .only("submission", "hardware__slug", "state", "score", "reward_hack"))
+                   .only("submission", "hardware__slug", "state", "score", "reward_hack", "aggregates")
+                   .prefetch_related(hidden_results.verdicts()))
     return (Submission.objects.filter(owner=user, mode=modes.RANKED)
             .select_related("problem", "agent_submission")
             .only("owner", "language", "created", "problem__name", "problem__version",
@@ -228,7 +230,8 @@ def agent_uploads(owner: AbstractBaseUser, name: str,
 
 def solutions_of(agent: AgentSubmission) -> list[Submission]:
     """One upload's solutions with their problems and evaluations."""
-    evaluations = Evaluation.objects.select_related("hardware").order_by("hardware__slug")
+    evaluations = (Evaluation.objects.select_related("hardware").order_by("hardware__slug")
+                   .prefetch_related(hidden_results.verdicts()))
     return list(agent.submissions.select_related("problem").defer("sources", "problem__definition")
                 .order_by("-created", "-pk")
                 .prefetch_related(Prefetch("evaluations", queryset=evaluations)))
@@ -281,6 +284,12 @@ def peaks(hardware: Hardware) -> list[Peak]:
 
 def spec_of(hardware: Hardware) -> HardwareSpec | None:
     return HARDWARE.get(hardware.slug)
+
+
+def timing_notes(slugs: Iterable[str]) -> list[tuple[str, str]]:
+    """What the times of each hardware shown are not (the CPU's: no GPU timing), once each, for
+    pages/_timing_notes.html."""
+    return [(slug, note) for slug in sorted(set(slugs)) if (note := timing_note(slug))]
 
 
 def evaluation_counts(hardware: Hardware) -> dict[str, int]:

@@ -95,7 +95,7 @@ def _board(problem: Problem, hardware: Hardware, now: datetime) -> dict[str, Any
     board = page_queries.board_top(problem, hardware, BOARD_ROWS)
     return {"problem": problem, "selected": hardware, "rows": board.rows, "ranked": board.ranked,
             "participants": board.participants, "history": charts.history_chart(board.history, now),
-            "records": board.history[-5:][::-1]}
+            "records": board.history[-5:][::-1], "timing_notes": page_queries.timing_notes([hardware.slug])}
 
 
 def _details(problem: Problem, tabs: list[Hardware]) -> SafeString:
@@ -131,9 +131,12 @@ def participant(request: HttpRequest, username: str) -> HttpResponse:
 
 
 def _participant(user: AbstractBaseUser, number: str | None) -> dict[str, Any]:
-    pages = Paginator(page_queries.submissions_of(user), HISTORY_PAGE)
-    return {"participant": user, "entries": page_queries.entries_of(user),
-            "agents": page_queries.agents_of(user), "history": pages.get_page(number)}
+    history = Paginator(page_queries.submissions_of(user), HISTORY_PAGE).get_page(number)
+    entries = page_queries.entries_of(user)
+    shown = [e.hardware.slug for e in entries]
+    shown += [e.hardware.slug for submission in history for e in submission.evaluations.all()]
+    return {"participant": user, "entries": entries, "agents": page_queries.agents_of(user),
+            "history": history, "timing_notes": page_queries.timing_notes(shown)}
 
 
 @public_page()
@@ -152,9 +155,13 @@ def _agent(owner: AbstractBaseUser, name: str, viewer: AbstractBaseUser | Anonym
     uploads = page_queries.agent_uploads(owner, name, viewer)
     if not uploads:
         return ""
+    solutions = page_queries.solutions_of(uploads[0].agent)
+    shown = ([suite.hardware for upload in uploads for suite in upload.suites]
+             + [e.hardware.slug for s in solutions for e in s.evaluations.all()])
     return render_to_string("pages/_agent.html", {
         "owner": owner, "name": name, "latest": uploads[0].agent, "uploads": uploads,
-        "best": page_queries.best_suites(uploads), "solutions": page_queries.solutions_of(uploads[0].agent),
+        "best": page_queries.best_suites(uploads), "solutions": solutions,
+        "timing_notes": page_queries.timing_notes(shown),
     })
 
 

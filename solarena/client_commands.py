@@ -1,5 +1,5 @@
-"""The `solarena` commands that talk to a server: login, problems, show, submit, status, cancel,
-publish, unpublish, leaderboard and submit-agent (docs/cli.md). solarena/cli.py registers them;
+"""The `solarena` commands that talk to a server: login, problems, hardware, show, submit, status,
+cancel, publish, unpublish, leaderboard and submit-agent (docs/cli.md). solarena/cli.py registers them;
 HTTP and the stored login are in solarena/client.py."""
 
 from __future__ import annotations
@@ -22,6 +22,8 @@ from rich.table import Table
 from rich.text import Text
 
 from evaluator.scoring import numbers
+from evaluator.scoring.hardware import timing_note
+from evaluator.scoring.outcome import evaluation_outcome, outcome_of_text
 
 from .client import (
     DEFAULT_SERVER,
@@ -38,7 +40,7 @@ from .client import (
 )
 
 EXIT_CODES_HELP = """\
-exit codes of the server commands (login, problems, show, submit, test, benchmark, status, cancel,
+exit codes of the server commands (login, problems, hardware, show, submit, test, benchmark, status, cancel,
 publish, unpublish, leaderboard, compare, submit-agent, agents, agent-submissions):
   0  success
   2  bad arguments or files, or the server refused the request (its message is shown); with
@@ -48,6 +50,7 @@ publish, unpublish, leaderboard, compare, submit-agent, agents, agent-submission
   5  --wait: an evaluation failed on the platform, or --timeout passed before all finished
 """
 TERMINAL = ("scored", "failed", "cancelled")
+LIVE = ("queued", "running")
 LANGUAGES = ("python", "triton", "cuda")
 MODES = ("ranked", "test", "benchmark")
 
@@ -70,6 +73,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     problems = add("problems", cmd_problems, "list the server's problems")
     problems.add_argument("--category", default=None, help="only this category (slug)")
     problems.add_argument("--hardware", default=None, help="only problems with entries on this hardware")
+
+    add("hardware", cmd_hardware, "the server's hardware and whether a worker serves each one now")
 
     show = add("show", cmd_show, "a problem's definition and visible workloads with their SOL bounds")
     show.add_argument("problem", help="the problem's slug or name")
@@ -175,6 +180,26 @@ def _status(verdict: str) -> Text:
     return Text(verdict, style="green" if verdict == "PASSED" else "red")
 
 
+OUTCOME_STYLES = {"state-scored": "green", "state-partial": "yellow", "state-failed": "red"}
+
+
+def _outcome(evaluation: Mapping[str, Any]) -> Text:
+    """What happened, worded and coloured as the pages do (evaluator/scoring/outcome.py): the server's
+    words where it gives them (it has the aggregates a list leaves out), else from the document."""
+    if evaluation.get("outcome"):
+        found = outcome_of_text(evaluation["outcome"])
+    else:
+        verdicts = (row["status"] for row in evaluation.get("results") or [])
+        found = evaluation_outcome(evaluation["state"], bool(evaluation.get("reward_hack")),
+                                   evaluation.get("aggregates"), verdicts)
+    return Text(found.text, style=OUTCOME_STYLES.get(found.css, ""))
+
+
+def _timing_note(document: Mapping[str, Any]) -> str:
+    """What the hardware's times are not (the CPU's: no GPU timing); "" for a GPU."""
+    return document.get("timing_note") or timing_note(str(document.get("hardware") or ""))
+
+
 def _print_json(document: Any) -> None:
     print(json.dumps(document, indent=2))
 
@@ -237,6 +262,42 @@ def cmd_problems(args: argparse.Namespace) -> int:
         table.add_row(p["name"], p.get("slug", ""), str(p["version"]), str(p.get("category") or ""),
                       p.get("task_type", ""), p.get("op_type", ""))
     console.print(table)
+    return EXIT_OK
+
+
+# A hardware's availability.state (api/serializers.py AvailabilitySerializer): words and colour.
+AVAILABILITY = {"online": ("online", "green"),
+                "expected": ("expected: no worker yet, the operator says they will come", "yellow"),
+                "offline": ("offline: submissions to it are refused", "red")}
+
+
+def cmd_hardware(args: argparse.Namespace) -> int:
+    with _client(args) as client:
+        hardware = client.get_all("hardware/")
+    if args.json:
+        _print_json(hardware)
+        return EXIT_OK
+    console = _out()
+    if not hardware:
+        console.print("no hardware")
+        return EXIT_OK
+    table = Table(title=f"hardware on {client.server}")
+    for column, numeric in (("slug", False), ("name", False), ("accepts submissions", False),
+                            ("workers now", False), ("online", True), ("last heard from", False)):
+        table.add_column(column, overflow="fold", justify="right" if numeric else "left")
+    notes = []
+    for hw in hardware:
+        available = hw.get("availability") or {}
+        state = str(available.get("state", ""))
+        words, style = AVAILABILITY.get(state, (state, ""))
+        table.add_row(hw["slug"], hw.get("name", ""), "yes" if hw.get("active") else "no",
+                      Text(words, style=style), str(available.get("workers", 0)),
+                      _when(available.get("last_seen")))
+        if note := timing_note(hw["slug"]):
+            notes.append(f"{hw['slug']}: {note}")
+    console.print(table)
+    for note in notes:
+        console.print(note, highlight=False)
     return EXIT_OK
 
 
@@ -341,6 +402,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
     if geomean is not None:
         summary += f"; b / a time, geometric mean {numbers.significant(geomean)}x"
     console.print(f"{summary}; score a {_score(a['score'])}, b {_score(b['score'])}")
+    if _timing_note(document):
+        console.print(_timing_note(document), highlight=False)
     return EXIT_OK
 
 
@@ -437,7 +500,8 @@ def _set_published(args: argparse.Namespace, action: str) -> int:
 
 
 def _evaluation_states(document: Mapping[str, Any]) -> dict[str, str]:
-    return {f"{e['hardware']}": e["state"] + (f" {_score(e['score'])}" if e.get("score") is not None else "")
+    return {f"{e['hardware']}": _outcome(e).plain
+            + (f", score {_score(e['score'])}" if e.get("score") is not None else "")
             + (f" ({_queue_text(e['queue'])})" if e.get("queue") else "")
             for e in document.get("evaluations") or []}
 
@@ -461,7 +525,7 @@ def _agent_states(document: Mapping[str, Any]) -> dict[str, str]:
                                      f"suite score {_score(suite['score'])})")
     for solution in document.get("submissions") or []:
         for e in solution.get("evaluations") or []:
-            states[f"{solution['problem']} on {e['hardware']}"] = e["state"]
+            states[f"{solution['problem']} on {e['hardware']}"] = _outcome(e).plain
     return states
 
 
@@ -487,7 +551,7 @@ def _wait(client: Client, path: str, states: Callable[[Mapping[str, Any]], dict[
                 if seen.get(key) != state and not quiet:
                     console.print(f"  {key}: {state}")
             seen = current
-            done = sum(1 for s in current.values() if s.split()[0] in TERMINAL)
+            done = sum(1 for s in current.values() if not s.startswith(LIVE))
             spinner.update(f"waiting for the evaluations: {done}/{len(current)} finished")
             if _finished(document):
                 return document
@@ -536,13 +600,14 @@ def print_submission(document: Mapping[str, Any], console: Console) -> None:
     console.print(f"submission {document['id']}: {document['problem']} v{document['problem_version']} "
                   f"({document['language']}{_private(document)}), created {created}")
     for evaluation in document.get("evaluations") or []:
-        head = Text(f"{evaluation['hardware']}: {evaluation['state']}")
+        head = Text(f"{evaluation['hardware']}: ").append_text(_outcome(evaluation))
         if evaluation.get("queue"):
             head.append(f" ({_queue_text(evaluation['queue'])})")
         if evaluation.get("score") is not None:
             head.append(f", score {_score(evaluation['score'])}")
         if evaluation.get("reward_hack"):
-            head.append(" (marked a reward hack; not ranked)", style="red")
+            rules = f"/problems/{document.get('problem_slug') or document['problem']}/#rules"
+            head.append(f" (not ranked; the rules it broke: {rules} on the server)", style="red")
         console.print(head)
         if evaluation.get("error"):
             console.print(Text.assemble("  ", ("error:", "red"), f" {evaluation['error']}"))
@@ -577,6 +642,8 @@ def print_submission(document: Mapping[str, Any], console: Console) -> None:
                  for key, label in
                  (("score", "score"), ("visible_score", "visible"), ("hidden_score", "hidden"),
                   ("geomean_speedup", "geomean speedup")) if isinstance(aggregates.get(key), int | float)]
+        if isinstance(aggregates.get("conditional_correctness"), int | float):  # as the board page shows it
+            parts.append(f"cond. correct {numbers.share(aggregates['conditional_correctness'])}")
         if parts:
             console.print("  ".join(parts))
 
@@ -661,6 +728,8 @@ def cmd_agents(args: argparse.Namespace) -> int:
                       _score(e["score"]), str(e["submissions"]), str(e["agent_submission"]),
                       _when(e.get("submitted_at")))
     console.print(table)
+    if _timing_note(document):
+        console.print(_timing_note(document), highlight=False)
     return EXIT_OK
 
 
@@ -710,12 +779,12 @@ def print_agent(document: Mapping[str, Any], console: Console) -> None:
                        _score(suite.get("score")))
     console.print(suites)
     solutions = Table(title="solutions")
-    for column in ("submission", "problem", "language", "hardware", "state", "score"):
+    for column in ("submission", "problem", "language", "hardware", "outcome", "score"):
         solutions.add_column(column)
     for solution in document.get("submissions") or []:
         for e in solution.get("evaluations") or []:
             solutions.add_row(str(solution["id"]), solution["problem"], solution["language"], e["hardware"],
-                              e["state"], _score(e.get("score")))
+                              _outcome(e), _score(e.get("score")))
     console.print(solutions)
 
 

@@ -28,13 +28,33 @@ class ProblemChoice(forms.ModelChoiceField):
         return f"{obj.name} (v{obj.version})"
 
 
+class HardwareCheckboxes(forms.CheckboxSelectMultiple):
+    """A checkbox per hardware; those in `unserved` are shown but cannot be ticked."""
+
+    unserved: frozenset[str] = frozenset()
+
+    def create_option(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        option = super().create_option(*args, **kwargs)
+        if str(option["value"]) in self.unserved:
+            option["attrs"]["disabled"] = True
+        return option
+
+
 class HardwareChoice(forms.ModelMultipleChoiceField):
-    """Each hardware with whether a worker serves it now (evaluator/workers.py), read once per form."""
+    """Each hardware with whether a worker serves it now (evaluator/workers.py), read once per form:
+    one that no worker serves, nor is expected to, is disabled (a submission to it is refused)."""
+
+    widget = HardwareCheckboxes
 
     def label_from_instance(self, obj: Hardware) -> str:
-        if not hasattr(self, "states"):
-            self.states = workers.availability(self.queryset)
-        return f"{obj.name} ({obj.slug}): {self.states[obj.slug].text}"
+        return f"{obj.name} ({obj.slug}): {self.states()[obj.slug].text}"
+
+    def states(self) -> dict[str, workers.Availability]:
+        if not hasattr(self, "_states"):
+            self._states = workers.availability(self.queryset)
+            self.widget.unserved = frozenset(slug for slug, found in self._states.items()
+                                             if found.state == workers.OFFLINE)
+        return self._states
 
 
 class SubmissionForm(forms.Form):
@@ -44,8 +64,7 @@ class SubmissionForm(forms.Form):
                             to_field_name="slug", empty_label=None,
                             help_text="its current version is evaluated")
     hardware = HardwareChoice(queryset=Hardware.objects.filter(active=True).order_by("slug"),
-                              to_field_name="slug", widget=forms.CheckboxSelectMultiple,
-                              help_text="one evaluation is queued on each")
+                              to_field_name="slug", help_text="one evaluation is queued on each")
     language = forms.ChoiceField(choices=[("", "infer it from the sources"), *LANGUAGES], required=False,
                                  help_text="left to infer: cuda when a solution.json names C++, triton when "
                                  "the code imports triton, else python")
@@ -63,6 +82,10 @@ class SubmissionForm(forms.Form):
     agent_version = forms.CharField(required=False, max_length=_max_length("version"), label="Agent version")
     agent_model = forms.CharField(required=False, max_length=_max_length("model"), label="Agent model",
                                   help_text="the model behind the agent")
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["hardware"].states()  # before the checkboxes render: which to disable
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()

@@ -17,7 +17,7 @@ from typing import Any
 
 from django.db.models import Count, Prefetch, Q, QuerySet, Subquery, Sum
 
-from evaluator import modes
+from evaluator import hidden_results, modes
 from evaluator.models import Evaluation
 from leaderboard.models import Hardware, Problem
 
@@ -62,7 +62,8 @@ def with_suite_size(agents: QuerySet[AgentSubmission]) -> QuerySet[AgentSubmissi
 def with_evaluations(agents: QuerySet[AgentSubmission]) -> QuerySet[AgentSubmission]:
     """The agent submissions with the suite's size, their submissions, problems and evaluations in
     a few queries."""
-    evaluations = Evaluation.objects.select_related("hardware").order_by("hardware__slug")
+    evaluations = (Evaluation.objects.select_related("hardware").order_by("hardware__slug")
+                   .prefetch_related(hidden_results.verdicts()))
     return with_suite_size(agents).prefetch_related(
         Prefetch("submissions__evaluations", queryset=evaluations), "submissions__problem")
 

@@ -17,7 +17,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
 from django.views.decorators.http import require_POST
 
-from evaluator import workers
+from evaluator import hidden_results, workers
 from evaluator.models import Evaluation, WorkerHeartbeat, WorkloadResult
 from leaderboard.models import Problem
 from pages import page_cache
@@ -59,7 +59,8 @@ def submit(request: HttpRequest) -> HttpResponse:
 
 @login_required
 def submission_list(request: HttpRequest) -> HttpResponse:
-    evaluations = Evaluation.objects.select_related("hardware").order_by("hardware__slug")
+    evaluations = (Evaluation.objects.select_related("hardware").order_by("hardware__slug")
+                   .prefetch_related(hidden_results.verdicts()))
     submissions = (Submission.objects.filter(owner=request.user).select_related("problem")
                    .prefetch_related(Prefetch("evaluations", queryset=evaluations))
                    .order_by("-created", "-pk"))

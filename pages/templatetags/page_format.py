@@ -15,8 +15,9 @@ DASH = "–"
 
 
 @register.filter
-def sig(value: Any, digits: int = 3) -> str:
-    """A number to `digits` significant digits (1.23e-05 style when tiny), a dash for none."""
+def sig(value: Any, digits: int) -> str:
+    """A catalog figure to `digits` significant digits (a datasheet's 1979, a budget); measured
+    numbers take `score` or `ms`."""
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
         return DASH
     return f"{value:.{int(digits)}g}"
@@ -27,14 +28,6 @@ def score(value: Any) -> str:
     """A score, ratio or speedup as the CLI and the boards write it: three significant digits,
     trailing zeros kept (evaluator/scoring/numbers.py); a dash for none."""
     return numbers.significant(value)
-
-
-@register.filter
-def fixed(value: Any, places: int = 3) -> str:
-    """A number with `places` decimals, a dash for none."""
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        return DASH
-    return f"{value:.{int(places)}f}"
 
 
 @register.filter

@@ -281,7 +281,7 @@ def test_submit_wait_follows_progress_and_prints_the_results(logged_in: Server, 
     assert result.code == 0, result.err
     # progress on stderr, state by state
     err = result.err
-    assert "cpu: queued" in err and "cpu: running" in err and "cpu: scored 0.500" in err
+    assert "cpu: queued" in err and "cpu: running" in err and "cpu: scored, score 0.500" in err
     assert err.index("cpu: queued") < err.index("cpu: running") < err.index("cpu: scored")
     # the final table: visible rows in full, hidden ones as one aggregate row
     assert "cpu: scored, score 0.500" in result.out

@@ -76,7 +76,7 @@ def _journey(url: str, broker: str, page: Any, shots: Path, tmp_path: Path) -> N
 
     with end_to_end.celery_worker(broker, tmp_path / "worker.log"):
         wrong = submit(page, url, problem.name, cpu.slug, WRONG)
-        expect(page.locator("td.state-failed")).to_contain_text("no visible workload passed",
+        expect(page.locator("td.state-failed")).to_contain_text("incorrect on every workload",
                                                                 timeout=DONE_WITHIN_MS)
         page.reload()
         expect(page.locator("body")).to_contain_text("INCORRECT_NUMERICAL")

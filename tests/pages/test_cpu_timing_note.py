@@ -27,3 +27,20 @@ def test_cpu_boards_and_evaluations_carry_the_note_and_gpu_boards_do_not(client:
     assert NOTE in text(client, f"/boards/categories/{problem.category.slug}/cpu/")
     assert NOTE not in text(client, f"/boards/problems/{problem.name}/{h200.slug}/")
     assert NOTE in text(client, f"/submissions/{evaluation.submission_id}/")
+
+
+def test_the_pages_that_list_cpu_results_carry_the_note(client: Client) -> None:
+    problem, cpu = factories.make_problem(), factories.make_hardware("cpu")
+    ada = factories.make_participant("ada")
+    factories.make_scored(ada, problem, cpu, 0.4)
+    factories.make_agent_run(ada, "bot", {problem: 0.3}, cpu)
+    for url in (f"/problems/{problem.slug}/?hardware=cpu", "/u/ada/", "/agents/ada/bot/", "/"):
+        body = text(client, url)
+        assert NOTE in body and "cpu: CPU times come from" in body, url
+
+
+def test_pages_with_gpu_results_only_carry_none(client: Client) -> None:
+    problem, h200 = factories.make_problem(), factories.make_hardware("h200")
+    factories.make_scored(factories.make_participant("ada"), problem, h200, 0.4)
+    for url in (f"/problems/{problem.slug}/?hardware=h200", "/u/ada/", "/"):
+        assert NOTE not in text(client, url), url

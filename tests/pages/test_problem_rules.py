@@ -26,7 +26,7 @@ def test_the_forbidden_operations_and_the_tolerance_are_on_the_page(client: Clie
     for name in ("torch.softmax", "torch.nn.functional.softmax", "torch.Tensor.softmax"):
         assert f"<code>{name}</code>" in rules
     assert "at least 99% of each output's elements" in rules
-    assert "within 1e-10 + 0.0001 × |reference|" in rules
+    assert "within 1.00e-10 + 0.000100 × |reference|" in rules
     assert "PyTorch, Triton, CUDA C++" in rules
     assert 'href="/docs/security/"' in rules and 'href="/docs/solution-format/"' in rules
 
@@ -34,4 +34,5 @@ def test_the_forbidden_operations_and_the_tolerance_are_on_the_page(client: Clie
 def test_a_problem_that_forbids_nothing_says_so(client: Client) -> None:
     problem = factories.make_problem()
     rules = rules_of(client, problem.name)
-    assert "no operation beyond the general rules" in rules and "within 1e-05 + 1e-05 × |reference|" in rules
+    assert "no operation beyond the general rules" in rules
+    assert "within 1.00e-05 + 1.00e-05 × |reference|" in rules

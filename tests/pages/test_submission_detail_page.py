@@ -93,7 +93,7 @@ def test_hidden_rows_summary_chart_and_environment(client: Client, owner: Abstra
     summary = body[start:body.index("</dl>", start)]
     assert "<dt>visible score</dt><dd>0.200" in summary and "(1 of 2 passed)" in summary
     assert "<dt>hidden score</dt><dd>0.300" in summary and "<dt>generalization gap</dt><dd>-0.100" in summary
-    assert "1.5×" in summary
+    assert "1.50×" in summary
     chart = body[body.index('<svg class="chart"'):body.index("</svg>")]
     bars = re.findall(r'<rect class="bar( failed)?"[^>]* width="([\d.]+)"', chart)
     assert bars == [("", "90.0")]  # 0.5 / 2.0 of 360; the failed one draws no bar, only its verdict
@@ -137,20 +137,27 @@ def test_unknown_submission_is_404(client: Client) -> None:
 
 def test_the_state_says_what_happened(client: Client, owner: AbstractBaseUser, problem: Problem,
                                       cpu: Hardware) -> None:
-    """Issue 19: a scored evaluation whose every workload failed read 'scored' in green. Counted on
-    the visible workloads: the hidden ones show as numbers only (test_hidden_probing_attack)."""
-    cases = {"failed: no visible workload passed": {"visible_passed": 0, "visible_total": 3},
-             "scored, 2 of 3 visible passed": {"visible_passed": 2, "visible_total": 3},
-             "scored": {"visible_passed": 3, "visible_total": 3}}
-    for label, aggregates in cases.items():
+    """Issue 19: a scored evaluation whose every workload failed read 'scored' in green. The words
+    come from evaluator/scoring/outcome.py; the counts are the aggregates' (hidden ones show as
+    numbers anyway), the compile errors are read from the visible verdicts only."""
+    visible = problem.workloads.filter(visibility=Workload.VISIBLE, smoke=True).first()
+    none, some, every = {"passed": 0, "total": 3}, {"passed": 2, "total": 3}, {"passed": 3, "total": 3}
+    cases = [("incorrect on every workload", "state-failed", none, "INCORRECT_NUMERICAL"),
+             ("did not compile", "state-failed", none, "COMPILE_ERROR"),
+             ("scored, 2 of 3 workloads passed", "state-partial", some, "PASSED"),
+             ("scored", "state-scored", every, "PASSED")]
+    for label, css, aggregates, verdict in cases:
         evaluation = factories.make_evaluation(owner=owner, problem=problem, hardware=cpu)
+        WorkloadResult.objects.create(evaluation=evaluation, workload=visible, status=verdict, sol_ms=0.5,
+                                      score=0.0)
         Evaluation.objects.filter(pk=evaluation.pk).update(state=Evaluation.SCORED, score=0.0,
                                                           aggregates=aggregates)
         body = client.get(page(evaluation.submission_id)).content.decode()
-        css = "state-scored" if label == "scored" else "state-failed" if label.startswith("failed") \
-            else "state-running"
         assert f'<td class="{css}">{label}</td>' in body, label
     flagged = factories.make_evaluation(owner=owner, problem=problem, hardware=cpu)
     Evaluation.objects.filter(pk=flagged.pk).update(state=Evaluation.SCORED, reward_hack=True,
-                                                    aggregates={"visible_passed": 3, "visible_total": 3})
-    assert '<td class="state-failed">flagged</td>' in client.get(page(flagged.submission_id)).content.decode()
+                                                    aggregates={"passed": 3, "total": 3})
+    body = client.get(page(flagged.submission_id)).content.decode()
+    assert '<td class="state-failed">flagged: reward hack</td>' in body
+    # the note links the rules it broke
+    assert f'flagged as reward hacking: see <a href="/problems/{problem.slug}/#rules">' in body

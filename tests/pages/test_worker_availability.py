@@ -43,3 +43,20 @@ def test_hardware_the_operator_expects_workers_for_says_so(client: Client, setti
     factories.make_hardware("h200")
     Hardware.objects.filter(slug="h200").update(active=True)
     assert "no worker online yet, workers expected" in client.get("/hardware/h200/").content.decode()
+
+
+def test_the_form_disables_hardware_no_worker_serves(client: Client, settings: Any) -> None:
+    """Shown so the submitter knows it exists, but not a checkbox to tick and be refused for."""
+    settings.SOLARENA_EXPECTED_HARDWARE = "b200"
+    factories.make_problem()
+    for slug in ("cpu", "h200", "b200"):
+        factories.make_hardware(slug)
+    Hardware.objects.update(active=True)
+    workers.beat("cpu-worker", ["cpu"])
+    client.force_login(factories.make_user())
+    form = client.get("/submit/").content.decode()
+    inputs = [chunk.split(">")[0] for chunk in form.split("<input")[1:]]
+    tags = [tag for tag in inputs if 'name="hardware"' in tag]
+    boxes = {tag.split('value="')[1].split('"')[0]: "disabled" in tag for tag in tags}
+    assert boxes == {"b200": False, "cpu": False, "h200": True}
+    assert f"(h200): {REFUSED}" in form

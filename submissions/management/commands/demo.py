@@ -63,18 +63,21 @@ class Command(BaseCommand):
         self._submit_examples(user, hardware, options["examples"])
         if options["no_server"]:
             return
-        worker = _start_worker(hardware)
-        sweeper = _start([sys.executable, "manage.py", "sweep_evaluations", "--loop", "30"], "sweeper")
-        # SIGTERM, like Ctrl-C, ends the server and so runs the `finally` that stops the others.
+        # SIGTERM, like Ctrl-C, ends the server and so runs the `finally` that stops the others;
+        # installed first, so a SIGTERM while they start stops those already started.
         signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+        started: list[subprocess.Popen[bytes]] = []
         try:
+            started.append(_start_worker(hardware))
+            sweep = [sys.executable, "manage.py", "sweep_evaluations", "--loop", "30"]
+            started.append(_start(sweep, "sweeper"))
             self.stdout.write(self.style.SUCCESS(
                 f"solarena is running at http://127.0.0.1:{options['port']}/ "
                 f"(worker on queue {hardware.queue}; Ctrl-C stops everything)"))
             call_command("runserver", f"127.0.0.1:{options['port']}", use_reloader=False,
                          skip_checks=True)
         finally:
-            for process in (sweeper, worker):
+            for process in reversed(started):
                 process.send_signal(signal.SIGTERM)
                 try:
                     process.wait(timeout=20)
