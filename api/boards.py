@@ -54,6 +54,8 @@ class ProblemBoardEntrySerializer(FiguresSerializer):
     workloads = serializers.IntegerField(help_text="workloads the best evaluation ran")
     correct = serializers.CharField(help_text='"all N", or "incorrect on F of N workloads"')
     score_ci95 = serializers.FloatField(allow_null=True, help_text="the 95% half-width of the score")
+    harness_version = serializers.CharField(source="harness", help_text=(
+        'the harness version that measured the best evaluation ("unrecorded" before versions were kept)'))
     band = serializers.CharField(allow_null=True, help_text='the ranks this entry shares with the entries '
                                  'whose 95% intervals overlap its own ("2–4": tied); null when none')
     submitted_at = serializers.DateTimeField(help_text="when the best submission came in (ties go earlier)")

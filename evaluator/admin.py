@@ -42,8 +42,8 @@ class HiddenProbingFilter(admin.SimpleListFilter):
 
 @admin.register(Evaluation)
 class EvaluationAdmin(ReadOnlyMixin, admin.ModelAdmin):
-    list_display = ["id", "submission", "hardware", "state", "attempts", "score", "reward_hack", "worker",
-                    "created"]
+    list_display = ["id", "submission", "hardware", "state", "attempts", "score", "reward_hack",
+                    "harness_version", "worker", "created"]
     list_filter = ["state", "hardware", "reward_hack", HiddenProbingFilter]
     search_fields = ["worker", "submission__owner__username", "submission__problem__name"]
     list_select_related = ["submission__owner", "submission__problem", "hardware"]

@@ -2,9 +2,10 @@
 an entry without a score for a participant whose scored evaluations there are all invalid; and each
 board's score records (leaderboard.models.ScoreRecord), its best score over time.
 
-A valid evaluation is scored, not a reward hack, and scores above 0 (at least one workload passed
-at a believable time). Evaluations that failed on the platform's side or were cancelled do not
-count at all: they are not the participant's doing.
+A valid evaluation is scored, not a reward hack, not replaced by a rescore under a newer harness
+(evaluator.rescore), and scores above 0 (at least one workload passed at a believable time).
+Evaluations that failed on the platform's side or were cancelled do not count at all: they are not
+the participant's doing.
 
 Correct first: an evaluation that failed any workload of the problem (visible or hidden) is beaten
 by every valid one that passed them all, whatever the scores; among the correct ones, and among
@@ -25,7 +26,7 @@ from leaderboard.models import LeaderboardEntry, ScoreRecord
 from . import modes
 from .models import Evaluation
 
-VALID = Q(reward_hack=False, score__gt=0)
+VALID = Q(reward_hack=False, score__gt=0, superseded=False)
 # An entry's standing on its board: 0 correct on every workload, 1 incorrect on some, 2 no valid score.
 STANDING = Case(When(score__isnull=True, then=Value(2)), When(failed=0, then=Value(0)), default=Value(1),
                 output_field=IntegerField())
@@ -47,7 +48,7 @@ def _counts(aggregates: Any) -> tuple[int, int]:
 
 
 def is_valid(evaluation: Evaluation) -> bool:
-    return (evaluation.state == Evaluation.SCORED and not evaluation.reward_hack
+    return (evaluation.state == Evaluation.SCORED and not evaluation.reward_hack and not evaluation.superseded
             and evaluation.score is not None and evaluation.score > 0)
 
 
@@ -164,8 +165,9 @@ def leading(problem_id: int, hardware_id: int) -> list[tuple[int, datetime, floa
 
 def _scored(problem_id: int, hardware_id: int, user_id: int) -> QuerySet[Evaluation]:
     """A user's scored ranked evaluations on one board, reward hacks included (they count as
-    submissions); test and benchmark runs are never on a board (evaluator/modes.py)."""
-    return Evaluation.objects.filter(state=Evaluation.SCORED, hardware_id=hardware_id,
+    submissions), not those a rescore replaced; test and benchmark runs are never on a board
+    (evaluator/modes.py)."""
+    return Evaluation.objects.filter(state=Evaluation.SCORED, superseded=False, hardware_id=hardware_id,
                                      submission__problem_id=problem_id, submission__owner_id=user_id,
                                      submission__mode=modes.RANKED)
 

@@ -104,11 +104,16 @@ def ingest(evaluation_id: int, worker: str, report: Mapping[str, Any]) -> bool:
             evaluation.hack_reason = _noted(evaluation.hack_reason, "harness",
                                             _hack_evidence(hacks, workloads))
         evaluation.error = ""
+        evaluation.harness_version = str(report.get("harness_version") or "")[:40]
         evaluation.finished_at = timezone.now()
         evaluation.lease_until = None
         evaluation.save()
         _serialize_owner(evaluation.submission.owner_id)
-        if modes.is_ranked(mode):  # the other modes are never on a board
+        if evaluation.rescore_of_id is not None:  # the earlier measurement stops counting
+            Evaluation.objects.filter(pk=evaluation.rescore_of_id).update(superseded=True)
+            recompute_entry(evaluation.submission.problem_id, evaluation.hardware_id,
+                            evaluation.submission.owner_id)
+        elif modes.is_ranked(mode):  # the other modes are never on a board
             update_entry(evaluation)
     return True
 

@@ -30,6 +30,7 @@ from django.db.models.functions import RowNumber
 
 from evaluator.harness.problem import TASK_TYPES
 from evaluator.rankings import RANK_ORDER
+from evaluator.scoring.hardware import HARDWARE
 from submissions import suites
 from submissions.models import AgentSubmission
 
@@ -72,8 +73,10 @@ FIGURES = (
 SUBMISSIONS = Column("submissions", "submissions", "int")
 LAST_IMPROVED = Column("last_improved", "last improved", "time", "when the best result was scored")
 
+HARNESS = Column("harness", "harness", "text", "the harness version that measured the best evaluation "
+                                               "(manage.py rescore measures leaders again after a change)")
 PROBLEM_COLUMNS = (RANK, USER, TEAM, Column("score", "score", "score", "mean over all workloads"), CORRECT,
-                   *FIGURES, SUBMISSIONS, LAST_IMPROVED)
+                   *FIGURES, SUBMISSIONS, LAST_IMPROVED, HARNESS)
 CATEGORY_COLUMNS = (RANK, USER, TEAM,
                     Column("score", "score", "score", "mean over the category's problems, missing ones 0"),
                     Column("solved", "solved", "int", "problems with a valid score"), *FIGURES,
@@ -108,6 +111,7 @@ class ProblemRow:
     failed: int = 0  # workloads the best evaluation failed, visible and hidden
     workloads: int = 0  # of those it ran
     score_ci95: float | None = None  # the 95% half-width of the score (docs/scoring.md, "Uncertainty")
+    harness: str | None = None  # the harness version that measured the best evaluation
     band: str | None = None  # "2–4": the ranks it shares with the rows its interval overlaps
 
     @property
@@ -165,7 +169,7 @@ class AgentBoard:
 
 _ENTRY_FIELDS = ("problem_id", "user_id", "score", "submissions", "submitted_at",
                  "evaluation__submission_id", "evaluation__finished_at", "evaluation__aggregates", "failed",
-                 "workloads")
+                 "workloads", "evaluation__harness_version")
 
 
 def problem_board(problem: Problem, hardware: Hardware) -> ProblemBoard:
@@ -173,7 +177,8 @@ def problem_board(problem: Problem, hardware: Hardware) -> ProblemBoard:
     when the board's rows are kept (board_versions, the names), three when they are made."""
     rows = board_rows([problem.pk], hardware)[problem.pk]
     _number(rows)
-    _band(rows)
+    spec = HARDWARE.get(hardware.slug)
+    _band(rows, spec.score_noise if spec is not None else 0.0)
     return ProblemBoard(problem, hardware, rows)
 
 
@@ -193,7 +198,7 @@ def board_rows(problem_ids: Sequence[int], hardware: Hardware) -> dict[int, list
     """Each problem's board on the hardware: its rows in the stable rank order, unnumbered, with the
     names of now. Kept boards cost two queries (versions, names); those not kept one more, for all."""
     versions = board_versions(problem_ids, hardware)
-    keys = {pk: f"board-rows:v2:{pk}:{hardware.pk}:{version}" for pk, version in versions.items()}
+    keys = {pk: f"board-rows:v4:{pk}:{hardware.pk}:{version}" for pk, version in versions.items()}
     kept = _cached_many(list(keys.values()))
     rows: dict[int, list[ProblemRow]] = {pk: [] for pk in problem_ids}
     missing = []
@@ -221,7 +226,8 @@ def _row_values(entry: dict[str, Any]) -> tuple[Any, ...]:
     return (entry["user_id"], "", "", entry["score"], *(_figure(aggregates.get(c.key)) for c in FIGURES),
             entry["submissions"], entry["submitted_at"],
             entry["evaluation__finished_at"] if scored else None, entry["evaluation__submission_id"],
-            entry["failed"], entry["workloads"], _figure(aggregates.get("score_ci95")))
+            entry["failed"], entry["workloads"], _figure(aggregates.get("score_ci95")),
+            (entry["evaluation__harness_version"] or "unrecorded") if scored else None)
 
 
 def _name(rows: Sequence[ProblemRow]) -> None:
@@ -312,13 +318,14 @@ def _number(rows: Iterable[ProblemRow | CategoryRow]) -> None:
             row.rank = rank
 
 
-def _band(rows: Sequence[ProblemRow]) -> None:
-    """Ranked rows in a run whose 95% intervals overlap, each with the next, are tied: each gets
+def _band(rows: Sequence[ProblemRow], noise: float) -> None:
+    """Ranked rows in a run whose 95% intervals overlap, each with the next, or whose scores are
+    closer than the hardware's run-to-run noise (a share of the higher score), are tied: each gets
     the run's ranks as its band ("2–4"). Correct and incorrect entries never share a band."""
     ranked = [row for row in rows if row.rank is not None]
     runs: list[list[ProblemRow]] = []
     for row in ranked:
-        if runs and _overlap(runs[-1][-1], row):
+        if runs and _overlap(runs[-1][-1], row, noise):
             runs[-1].append(row)
         else:
             runs.append([row])
@@ -328,10 +335,11 @@ def _band(rows: Sequence[ProblemRow]) -> None:
                 row.band = f"{run[0].rank}–{run[-1].rank}"
 
 
-def _overlap(above: ProblemRow, below: ProblemRow) -> bool:
+def _overlap(above: ProblemRow, below: ProblemRow, noise: float) -> bool:
     if (above.failed > 0) != (below.failed > 0) or above.score is None or below.score is None:
         return False
-    return above.score - below.score <= (above.score_ci95 or 0.0) + (below.score_ci95 or 0.0)
+    apart = above.score - below.score
+    return apart <= (above.score_ci95 or 0.0) + (below.score_ci95 or 0.0) or apart <= noise * above.score
 
 
 def _figure(value: Any) -> float | None:

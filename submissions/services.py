@@ -307,9 +307,11 @@ def _check_quota(owner: AbstractBaseUser, problem: Problem, mode: str = modes.RA
 
 
 def in_flight(owner: AbstractBaseUser) -> int:
-    """The owner's evaluations queued or running now (finished, failed and cancelled ones are not)."""
-    return Evaluation.objects.filter(submission__owner=owner,
-                                     state__in=(Evaluation.QUEUED, Evaluation.RUNNING)).count()
+    """The owner's evaluations queued or running now (finished, failed and cancelled ones are not;
+    nor the platform's own rescores under a newer harness)."""
+    pending = (Evaluation.QUEUED, Evaluation.RUNNING)
+    return Evaluation.objects.filter(submission__owner=owner, state__in=pending,
+                                     rescore_of__isnull=True).count()
 
 
 def _check_in_flight(owner: AbstractBaseUser, adding: int, what: str = "this submission") -> None:

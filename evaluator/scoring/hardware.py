@@ -61,6 +61,9 @@ class HardwareSpec:
     peak_flops: Mapping[str, float] = field(hash=False)  # dense FLOP/s per compute class
     source: str
     notes: str = ""
+    # The share by which one kernel's problem score moves run to run here (benchmarks/score_noise.py,
+    # its half-range); 0 where unmeasured. Boards tie entries closer than this (docs/scoring.md).
+    score_noise: float = 0.0
 
     def __post_init__(self) -> None:
         missing = [c for c in COMPUTE_CLASSES if c not in self.peak_flops]
@@ -108,6 +111,7 @@ HARDWARE: Mapping[str, HardwareSpec] = MappingProxyType({
             l2_bytes=60 << 20,  # what the device reports (torch L2_cache_size)
             peak_flops=_HOPPER_PEAKS,
             source="NVIDIA H200 Tensor Core GPU datasheet, SXM column; sparse figures halved",
+            score_noise=0.0025,  # docs/benchmarks/2026-12-02-score-noise-h200.md
         ),
         HardwareSpec(
             slug="b200",

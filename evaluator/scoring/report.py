@@ -10,7 +10,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from evaluator.harness import status
+from evaluator.harness import HARNESS_VERSION, status
 from evaluator.harness.flops import FlopCount, count_reference_flops
 from evaluator.harness.problem import Definition, Workload
 from evaluator.scoring.hardware import HardwareSpec
@@ -125,6 +125,7 @@ def build_report(
     ]
     return {
         "schema": SCHEMA,
+        "harness_version": HARNESS_VERSION,
         "problem": definition.name,
         "category": definition.category,
         "task_type": definition.task_type,
