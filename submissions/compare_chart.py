@@ -9,6 +9,8 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from pages.charts import Tick
+
 from .compare import WorkloadPair
 
 # SVG user units: the workload labels, each half of the plot, the value after it.
@@ -30,12 +32,6 @@ class RatioBar:
     @property
     def text_y(self) -> float:
         return self.y + BAR_HEIGHT - 3
-
-
-@dataclass(frozen=True)
-class Tick:
-    position: float
-    label: str
 
 
 @dataclass(frozen=True)
