@@ -116,6 +116,10 @@ class WorkloadResultSerializer(serializers.Serializer):
         allow_null=True, help_text="the workload under the hardware's roofline: intensity, ridge, bound, "
         "achieved FLOP/s and bytes/s, share_of_roof (docs/result-format.md); null for results stored "
         "before it was recorded")
+    profile = serializers.DictField(
+        allow_null=True, help_text="a profile run's top kernels of this workload under the profiler (tool, "
+        "calls, kernels: name, kind, calls, total_ms, mean_ms, launch sizes; docs/measuring.md); null "
+        "in the other modes. Its times never enter a score")
 
     class Meta:
         list_serializer_class = VisibleResultsSerializer

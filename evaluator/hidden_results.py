@@ -50,7 +50,8 @@ def visible_row(result: WorkloadResult) -> dict[str, Any]:
             "message": result.message, "latency_ms": result.latency_ms,
             "reference_latency_ms": result.reference_latency_ms,
             "baseline_latency_ms": result.baseline_latency_ms, "sol_ms": result.sol_ms,
-            "below_sol": result.below_sol, "roofline": result.raw.get("roofline")}
+            "below_sol": result.below_sol, "roofline": result.raw.get("roofline"),
+            "profile": result.raw.get("profile")}
 
 
 def visible_rows(results: Iterable[WorkloadResult]) -> list[dict[str, Any]]:

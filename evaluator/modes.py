@@ -1,6 +1,7 @@
 """What a submission is for, and what that changes in how its evaluations run (docs/evaluations.md,
 "Modes"). `ranked` runs every workload, hidden ones included, and counts on the boards. The others
-run the visible workloads only (hidden ones are never drawn for them), are private to the owner,
+run the visible workloads only (hidden ones are never drawn for them; a profile run lists each
+one's top kernels under torch's profiler, harness/profiling.py), are private to the owner,
 never ranked, have a daily quota of their own, and go ahead of ranked runs in the queue where the
 broker orders messages by priority (Redis)."""
 
@@ -8,10 +9,11 @@ from __future__ import annotations
 
 from django.conf import settings
 
-RANKED, TEST, BENCHMARK = "ranked", "test", "benchmark"
+RANKED, TEST, BENCHMARK, PROFILE = "ranked", "test", "benchmark", "profile"
 MODES = [(RANKED, "ranked: every workload, on the boards"),
          (TEST, "test: correctness on the visible workloads, no timing"),
-         (BENCHMARK, "benchmark: the visible workloads timed, private")]
+         (BENCHMARK, "benchmark: the visible workloads timed, private"),
+         (PROFILE, "profile: the top kernels of each visible workload under a profiler, private")]
 NAMES = tuple(name for name, _ in MODES)
 # Celery message priorities on Redis, where 0 is served first and a message sent without one is 0.
 FIRST, LATER = 0, 6
@@ -26,7 +28,12 @@ def runs_hidden(mode: str) -> bool:
 
 
 def timed(mode: str) -> bool:
-    return mode != TEST
+    """Whether the run times anything: a profile's times come from a profiler and score nothing."""
+    return mode not in (TEST, PROFILE)
+
+
+def profiled(mode: str) -> bool:
+    return mode == PROFILE
 
 
 def priority(mode: str) -> int | None:

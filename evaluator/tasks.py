@@ -21,6 +21,7 @@ from django.conf import settings
 from django.db import InterfaceError, OperationalError, connection
 
 import sandbox
+from evaluator.harness import profiling
 from evaluator.jobs import UNTIMED, SolutionFiles, write_job
 from evaluator.scoring.hardware import get_hardware
 from evaluator.scoring.report import build_report
@@ -194,7 +195,11 @@ def measure(evaluation: Evaluation, worker: str) -> dict[str, Any]:
 
 
 def mode_options(mode: str) -> dict[str, Any]:
-    """The harness's options for a mode: a test run checks correctness and times nothing."""
+    """The harness's options for a mode: a test run checks correctness and times nothing; a profile
+    run checks it and lists each workload's top kernels under torch's profiler (Nsight Compute needs
+    performance counters the sandbox does not give: `solarena eval --profile` uses it locally)."""
+    if modes.profiled(mode):
+        return {**UNTIMED, "profile": profiling.TORCH}
     return {} if modes.timed(mode) else dict(UNTIMED)
 
 

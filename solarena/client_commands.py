@@ -52,7 +52,7 @@ publish, unpublish, leaderboard, compare, submit-agent, agents, agent-submission
 TERMINAL = ("scored", "failed", "cancelled")
 LIVE = ("queued", "running")
 LANGUAGES = ("python", "triton", "cuda")
-MODES = ("ranked", "test", "benchmark")
+MODES = ("ranked", "test", "benchmark", "profile")
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -83,11 +83,14 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     _submit_options(submit)
     submit.add_argument("--mode", choices=MODES, default="ranked",
                         help="ranked (default): every workload, on the boards; test: correctness on the "
-                             "visible workloads, no timing; benchmark: the visible workloads timed. test "
-                             "and benchmark runs are private and go ahead of ranked ones")
+                             "visible workloads, no timing; benchmark: the visible workloads timed; "
+                             "profile: each visible workload's top kernels under a profiler. The "
+                             "private modes go ahead of ranked runs")
     for mode, what in (("test", "check a solution's correctness on the visible workloads (no timing, "
                                 "private, not ranked)"),
-                       ("benchmark", "time a solution on the visible workloads (private, not ranked)")):
+                       ("benchmark", "time a solution on the visible workloads (private, not ranked)"),
+                       ("profile", "list each visible workload's top kernels under the server's profiler "
+                                   "(private, not ranked)")):
         _submit_options(add(mode, cmd_submit, what)).set_defaults(mode=mode)
 
     status = add("status", cmd_status, "a submission's evaluations and per-workload results")
@@ -635,6 +638,10 @@ def print_submission(document: Mapping[str, Any], console: Console) -> None:
             table.add_row(f"({hidden['total']} hidden)", "hid", "", passed, "", "", "",
                           _score(hidden.get("score")))
         console.print(table)
+        if any(row.get("profile") for row in results):  # a profile run's kernels, as eval prints them
+            from solarena.cli import print_profiles  # the local instrument: imported only when needed
+
+            print_profiles({"workloads": results}, console)
         for note in notes:
             console.print(note, highlight=False)
         aggregates = evaluation.get("aggregates") or {}

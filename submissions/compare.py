@@ -106,7 +106,11 @@ def _slugs(submission: Submission) -> list[str]:
 
 
 def _on(submission: Submission, slug: str) -> Evaluation:
-    return next(e for e in submission.evaluations.all() if e.hardware.slug == slug)
+    """The submission's evaluation on the hardware: the one that counts where a rescore replaced
+    another (newest first), a finished one before one still pending."""
+    there = [e for e in submission.evaluations.all() if e.hardware.slug == slug]
+    counted = [e for e in there if not e.superseded] or there
+    return next((e for e in counted if e.state == Evaluation.SCORED), counted[0])
 
 
 def _side(submission: Submission, evaluation: Evaluation) -> Side:

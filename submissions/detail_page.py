@@ -49,6 +49,9 @@ def prepare(evaluation: Evaluation, details_visible: bool) -> Evaluation:
         hidden=evaluation.hidden.total if evaluation.hidden else 0)
     evaluation.roofline_chart = roofline_chart(
         [(_label(row), row["status"], row.get("roofline")) for row in evaluation.rows])
+    # A profile run's kernel lists (its submission is private: the owner's, and staff's)
+    evaluation.profiled = [(_label(row), row["profile"]) for row in evaluation.rows
+                           if details_visible and row.get("profile")]
     evaluation.summary = evaluation.aggregates or {}
     evaluation.live_progress = progress(evaluation) if evaluation.state == Evaluation.RUNNING else None
     environment = evaluation.environment or {}

@@ -92,3 +92,18 @@ def test_a_rescored_leader_is_placed_by_the_new_harness(problem: Problem, cpu: H
     assert [(e.user.username, e.score, e.evaluation.harness_version) for e in ranked] == [
         ("ada", 0.88, HARNESS_VERSION), ("cyd", 0.5, ""), ("bob", 0.4, HARNESS_VERSION)]
     assert rescore_top(2)[0].entry.user.username == "cyd"  # cyd's is stale now among the top 2
+
+
+def test_pages_and_compare_read_the_rescore_that_counts(problem: Problem, cpu: Hardware) -> None:
+    from submissions.compare import compare
+
+    made = _old_leaders(problem, cpu)
+    [item] = rescore_top(1)
+    assert compare(made["ada"].submission_id, made["bob"].submission_id).a.score == 0.9  # still pending
+    _ingest(item.new, 0.85)
+    found = compare(made["ada"].submission_id, made["bob"].submission_id)
+    assert (found.a.score, found.b.score) == (0.85, 0.7)
+    text = Client().get(f"/submissions/{made['ada'].submission_id}/").content.decode()
+    assert "replaced on the boards by a rescore" in text
+    assert ("a rescore of the evaluation measured by an older harness "
+            f"(this one: harness {HARNESS_VERSION})") in text
