@@ -4,30 +4,32 @@ process exits with a status of its own), and when the attempt it died in ends at
 
 from __future__ import annotations
 
-import multiprocessing
+import subprocess
+import sys
 from pathlib import Path
 
 from evaluator.harness import executor, status
 from tests.conftest import evaluate_source
 
 MEMORY_LIMIT = 3 << 29  # 1.5 GiB
+ROOT = Path(__file__).resolve().parents[2]
 
 
-class _StarvedChannel:
-    """A channel whose next message cannot be received for want of memory."""
+STARVED = """
+from evaluator.harness import executor
 
-    def recv(self) -> None:
+class StarvedChannel:  # its next message cannot be received for want of memory
+    def recv(self):
         raise MemoryError
 
-    def send_bytes(self, data: bytes) -> None:
-        raise AssertionError("nothing is answered")
+executor.main(StarvedChannel())
+"""
 
 
 def test_a_memory_error_between_calls_exits_with_its_own_status() -> None:
-    process = multiprocessing.get_context("spawn").Process(target=executor.main, args=(_StarvedChannel(),))
-    process.start()
-    process.join(60)
-    assert process.exitcode == executor.OUT_OF_MEMORY_EXIT
+    # A process of its own (not multiprocessing's, whose helper would outlive the test)
+    done = subprocess.run([sys.executable, "-c", STARVED], cwd=ROOT, timeout=120, capture_output=True)
+    assert done.returncode == executor.OUT_OF_MEMORY_EXIT, done.stderr.decode()[-2000:]
 
 
 DIES_THEN_HOARDS = '''

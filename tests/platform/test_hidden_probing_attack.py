@@ -110,15 +110,21 @@ def test_probes_with_other_aggregates_differ_only_in_them(owner: AbstractBaseUse
     assert [(h["passed"], h["score"]) for h in hidden] == [(2, 0.5), (0, 0.0), (1, 0.25)]
 
     def masked(view: dict[str, Any]) -> str:
-        """The aggregates out: the evaluation's scores, its aggregates, the hidden summary."""
+        """The aggregates out: the evaluation's scores, its aggregates, the hidden summary, and the
+        outcome they word ("scored, k of n workloads passed": the hidden passed count, public)."""
         for _, document in view.values():
             for evaluation in document.get("evaluations", []):
-                evaluation.update(score=None, aggregates=None, hidden=None)
+                evaluation.update(score=None, aggregates=None, hidden=None, outcome=None)
         return json.dumps(view, sort_keys=True)
 
     assert masked(views[0]) == masked(views[1]) == masked(views[2])
     numbers = re.compile(r"-?\d+(\.\d+)?")  # the pages show the aggregates as numbers only
-    bodies = [{k: numbers.sub("#", v) for k, v in page_views(s, pages).items()} for s in submissions]
+    outcome = re.compile(r'<td class="state-[a-z-]+">[^<]*</td>')  # the outcome cell, as above
+
+    def shown(page: str) -> str:
+        return numbers.sub("#", outcome.sub("<td>OUTCOME</td>", page))
+
+    bodies = [{k: shown(v) for k, v in page_views(s, pages).items()} for s in submissions]
     assert bodies[0] == bodies[1] == bodies[2]
 
 
