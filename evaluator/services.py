@@ -23,6 +23,7 @@ from django.utils import timezone
 from evaluator.harness import status
 from evaluator.rankings import recompute_entry, update_entry
 from leaderboard.models import Workload
+from solarena import page_stamps
 
 from . import modes
 from .models import Evaluation, WorkloadResult, public_environment
@@ -62,7 +63,9 @@ def claim(evaluation_id: int, worker: str) -> Evaluation | None:
     )
     if changed != 1:
         return None
-    return Evaluation.objects.select_related("hardware", "submission__problem").get(pk=evaluation_id)
+    evaluation = Evaluation.objects.select_related("hardware", "submission__problem").get(pk=evaluation_id)
+    page_stamps.drop(page_stamps.submission(evaluation.submission_id))
+    return evaluation
 
 
 def renew_lease(evaluation_id: int, worker: str, progress: Mapping[str, Any] | None = None) -> bool:
@@ -71,9 +74,12 @@ def renew_lease(evaluation_id: int, worker: str, progress: Mapping[str, Any] | N
     fields: dict[str, Any] = {"lease_until": until}
     if progress is not None:
         fields["progress"] = dict(progress)
-    return Evaluation.objects.filter(
-        pk=evaluation_id, state=Evaluation.RUNNING, worker=worker
-    ).update(**fields) == 1
+    held = Evaluation.objects.filter(pk=evaluation_id, state=Evaluation.RUNNING, worker=worker)
+    if held.update(**fields) != 1:
+        return False
+    if progress is not None:  # the watched page shows it
+        _drop_stamp(evaluation_id)
+    return True
 
 
 def ingest(evaluation_id: int, worker: str, report: Mapping[str, Any]) -> bool:
@@ -195,8 +201,19 @@ def fail(evaluation_id: int, reason: str, worker: str | None = None) -> bool:
     pending = Evaluation.objects.filter(pk=evaluation_id).exclude(state__in=Evaluation.TERMINAL)
     if worker is not None:
         pending = pending.filter(state=Evaluation.RUNNING, worker=worker)
-    return pending.update(state=Evaluation.FAILED, error=reason[:4000], finished_at=timezone.now(),
-                          lease_until=None) == 1
+    if pending.update(state=Evaluation.FAILED, error=reason[:4000], finished_at=timezone.now(),
+                      lease_until=None) != 1:
+        return False
+    _drop_stamp(evaluation_id)
+    return True
+
+
+def _drop_stamp(evaluation_id: int) -> None:
+    """The evaluation's submission page shows a change (written by an update, which sends no signal)."""
+    submission_id = (Evaluation.objects.filter(pk=evaluation_id)
+                     .values_list("submission_id", flat=True).first())
+    if submission_id is not None:
+        page_stamps.drop(page_stamps.submission(submission_id))
 
 
 def reap_expired(now: datetime | None = None) -> tuple[int, int]:

@@ -17,6 +17,7 @@ from evaluator.harness.hidden import draw_hidden
 from evaluator.harness.importer import import_problems
 from evaluator.harness.names import CATEGORY_MAX, slug_of
 from evaluator.scoring.hardware import BANDWIDTH_KEY, COMPUTE_CLASSES, HARDWARE
+from solarena import page_stamps
 
 from .models import Category, Hardware, Problem, Workload
 
@@ -61,6 +62,7 @@ def store_calibration(slug: str, peaks: object) -> dict[str, float]:
 def set_solutions_revealed(problems: QuerySet[Problem], revealed: bool) -> int:
     """An admin makes every source of these problem versions public, or private again (bar those
     their owners published). Returns how many problems changed."""
+    page_stamps.drop_all()  # every page that shows a source of theirs
     return problems.update(solutions_revealed=revealed)
 
 

@@ -11,8 +11,9 @@ the URL without them). A page is kept one of two ways:
   never served: the request makes the page itself. So a change shows on every such page within
   STALE seconds of its commit, whatever the rate of writes, and between two remakes a page costs
   no query at all;
-- under an exact version (`version=`, a submission's pages): a cheap query that changes whenever
-  anything the page shows does; the copy is served until it does.
+- under a version (`version=`, a submission's pages): a stamp that changes whenever anything the
+  page shows does, read from the shared cache (solarena.page_stamps: writers drop it, and it is
+  measured again at most once a second); the copy is served until it changes.
 
 Copies live in the web process's memory (the "pages-local" cache, when settings define it) and in
 the shared cache (CACHE_URL), where the other processes find a fresher copy once one has made it.

@@ -28,6 +28,7 @@ from evaluator.workers import NoWorkerOnline as NoWorkerOnline
 from evaluator.workers import check_served
 from leaderboard.lookup import current_problems
 from leaderboard.models import Hardware, Problem
+from solarena import page_stamps
 
 from .bundles import AgentManifest, Bundle
 from .models import AgentSubmission, Submission
@@ -329,6 +330,7 @@ def _check_in_flight(owner: AbstractBaseUser, adding: int, what: str = "this sub
 def set_published(submission: Submission, published: bool) -> Submission:
     """The owner makes the sources public, or private again (submissions.visibility)."""
     Submission.objects.filter(pk=submission.pk).update(published=published)
+    page_stamps.drop(page_stamps.submission(submission.pk))
     submission.published = published
     return submission
 
@@ -338,6 +340,7 @@ def cancel_submission(submission: Submission) -> int:
     Raises NotCancellable when none is left queued (running and finished ones stay as they are)."""
     cancelled = Evaluation.objects.filter(submission=submission, state=Evaluation.QUEUED).update(
         state=Evaluation.CANCELLED, finished_at=timezone.now(), lease_until=None)
+    page_stamps.drop(page_stamps.submission(submission.pk))
     if cancelled == 0:
         raise NotCancellable(f"submission #{submission.pk} has no queued evaluation left to cancel: "
                              "a worker has already started or finished every one")

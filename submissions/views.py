@@ -22,6 +22,7 @@ from evaluator.models import Evaluation, WorkerHeartbeat, WorkloadResult
 from leaderboard.models import Problem
 from pages import page_cache
 from pages.page_cache import public_page
+from solarena import page_stamps
 
 from . import detail_page, services
 from .forms import SubmissionForm
@@ -88,14 +89,19 @@ def _shown(submission_id: int) -> str | None:
     return repr(rows) if rows else None
 
 
-@public_page(version=lambda request, submission_id: _shown(submission_id))
+def _version(submission_id: int) -> str | None:
+    """_shown, measured at most once a second between the writes that drop it (solarena.page_stamps)."""
+    return page_stamps.read(page_stamps.submission(submission_id), lambda: _shown(submission_id))
+
+
+@public_page(version=lambda request, submission_id: _version(submission_id))
 def submission_detail(request: HttpRequest, submission_id: int) -> HttpResponse:
     """Anyone may read a submission's page; the source and the messages that may quote it only
     where can_view_source allows, hidden workloads by verdict and score only."""
     return _detail(request, submission_id, "submissions/detail.html")
 
 
-@public_page(version=lambda request, submission_id: _shown(submission_id))
+@public_page(version=lambda request, submission_id: _version(submission_id))
 def submission_live(request: HttpRequest, submission_id: int) -> HttpResponse:
     """The evaluations part of the page, which the page polls (htmx) while one is queued or running."""
     return _detail(request, submission_id, "submissions/_evaluations.html")
@@ -124,7 +130,8 @@ def _detail(request: HttpRequest, submission_id: int, template: str) -> HttpResp
     else:
         # Rendered once per change of what it shows of each evaluation (its results come once, when
         # it is scored): not at every view and every poll of a watched submission.
-        part = page_cache.cached(f"submission-part:{submission.pk}:{details_visible}:{_shown(submission.pk)}",
+        key = f"submission-part:{submission.pk}:{details_visible}:{_version(submission.pk)}"
+        part = page_cache.cached(key,
                                  lambda: render_to_string("submissions/_evaluations.html",
                                                           {**context, "evaluations": prepared()}))
         if template == "submissions/_evaluations.html":

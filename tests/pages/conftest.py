@@ -12,6 +12,7 @@ from django.core.cache import caches
 
 from leaderboard.models import Hardware, Problem
 from pages import page_cache
+from solarena import page_stamps
 from tests.platform import factories
 
 
@@ -35,11 +36,13 @@ def empty_page_cache() -> Iterator[None]:
 
 
 class PageClock:
-    """pages.page_cache's clock, stopped: pages age only when a test moves it."""
+    """The clocks of pages.page_cache and solarena.page_stamps, stopped: pages and their stamps age
+    only when a test moves them."""
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.now = time.time()
         monkeypatch.setattr(page_cache, "clock", lambda: self.now)
+        monkeypatch.setattr(page_stamps, "clock", lambda: self.now)
 
     def advance(self, seconds: float) -> None:
         self.now += seconds

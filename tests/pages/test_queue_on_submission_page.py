@@ -1,6 +1,7 @@
 """A queued evaluation's page says where it stands: its place in line on its hardware, and that no
-worker serves that hardware when none is online; both follow the queue and the workers at once,
-for signed-in owners and anonymous visitors (whose page is kept under its version) alike."""
+worker serves that hardware when none is online; both follow the queue and the workers within
+page_stamps.LIFETIME, for signed-in owners and anonymous visitors (whose page is kept under its
+version) alike."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ from django.test import Client
 
 from evaluator import workers
 from evaluator.models import Evaluation
+from solarena import page_stamps
+from tests.pages.conftest import PageClock
 from tests.platform import factories
 
 pytestmark = pytest.mark.django_db
@@ -20,7 +23,8 @@ def status_of(client: Client, evaluation: Evaluation) -> str:
     return " ".join(page[start:page.index("</section>", start)].split())
 
 
-def test_the_place_in_line_and_a_missing_worker_show_and_follow(client: Client) -> None:
+def test_the_place_in_line_and_a_missing_worker_show_and_follow(client: Client,
+                                                                page_clock: PageClock) -> None:
     problem, h200 = factories.make_problem(), factories.make_hardware("h200")
     owner = factories.make_participant("ada")
     first = factories.make_evaluation(owner=owner, problem=problem, hardware=h200)
@@ -29,7 +33,8 @@ def test_the_place_in_line_and_a_missing_worker_show_and_follow(client: Client) 
     assert "number 2 in line" in shown and "No h200 worker is online" in shown
 
     workers.beat("worker-1", ["h200"])
-    Evaluation.objects.filter(pk=first.pk).update(state=Evaluation.RUNNING)
+    Evaluation.objects.filter(pk=first.pk).update(state=Evaluation.RUNNING)  # no writer tells `second`
+    page_clock.advance(page_stamps.LIFETIME)
     shown = status_of(client, second)
     assert "number 1 in line" in shown and "No h200 worker is online" not in shown
 

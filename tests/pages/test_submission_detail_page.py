@@ -11,6 +11,7 @@ import pytest
 from django.contrib.auth.models import AbstractBaseUser
 from django.test import Client
 
+from evaluator import services as evaluations
 from evaluator.models import Evaluation, WorkloadResult
 from leaderboard.models import Hardware, Problem, Workload
 from submissions.models import Submission
@@ -45,9 +46,9 @@ def scored(evaluation: Evaluation) -> None:
     aggregates = {"score": 0.233, "visible_score": 0.2, "hidden_score": 0.3, "generalization_gap": -0.1,
                   "conditional_correctness": None, "geomean_speedup": 1.5, "passed": 2, "total": 3,
                   "visible_passed": 1, "visible_total": 2, "hidden_passed": 1, "hidden_total": 1}
-    Evaluation.objects.filter(pk=evaluation.pk).update(
-        state=Evaluation.SCORED, score=0.233, aggregates=aggregates,
-        environment={"torch": "2.13.0", "host": "worker-7.internal", "gpu": None})
+    evaluation.state, evaluation.score, evaluation.aggregates = Evaluation.SCORED, 0.233, aggregates
+    evaluation.environment = {"torch": "2.13.0", "host": "worker-7.internal", "gpu": None}
+    evaluation.save(update_fields=["state", "score", "aggregates", "environment"])  # as ingest saves it
 
 
 def test_anyone_reads_the_results_but_not_the_source_or_messages(client: Client, owner: AbstractBaseUser,
@@ -115,7 +116,8 @@ def test_the_live_part_polls_until_every_evaluation_is_done(client: Client, owne
     fragment = client.get(page(evaluation.submission_id, live=True)).content.decode()
     assert fragment.startswith("\n<div id=\"evaluations\"") and "<html" not in fragment
     assert 'hx-trigger="every 2s"' in fragment
-    Evaluation.objects.filter(pk=evaluation.pk).update(state=Evaluation.RUNNING, progress={
+    assert evaluations.claim(evaluation.pk, "worker-1") is not None
+    assert evaluations.renew_lease(evaluation.pk, "worker-1", {
         "visible": 2, "statuses": ["PASSED", "INCORRECT_NUMERICAL", "running", None]})
     fragment = client.get(page(evaluation.submission_id, live=True)).content.decode()
     assert "2 of 2 visible workloads done" in fragment

@@ -53,7 +53,8 @@ def scored(evaluation: Evaluation, chosen: list[Workload], message: str = "ok") 
             evaluation=evaluation, workload=workload, status="PASSED", message=f"{message} {i}",
             latency_ms=1.25 + i, reference_latency_ms=2.5, baseline_latency_ms=3.75, sol_ms=0.5,
             score=0.625)
-    Evaluation.objects.filter(pk=evaluation.pk).update(state=Evaluation.SCORED, score=0.625)
+    evaluation.state, evaluation.score = Evaluation.SCORED, 0.625
+    evaluation.save(update_fields=["state", "score"])
 
 
 def test_the_owner_sees_a_queued_submission_refreshing_itself(

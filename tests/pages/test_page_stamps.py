@@ -1,0 +1,99 @@
+"""solarena.page_stamps: a submission page's version is measured at most once per LIFETIME, a
+writer's drop makes the next read measure again (at once, and again once its transaction commits,
+so a read that raced the commit is not kept), drop_all drops every stamp, and without a cache every
+read measures."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from django.core.cache import cache
+from django.db import transaction
+from django.test import Client, override_settings
+
+from leaderboard.models import Hardware, Problem
+from solarena import page_stamps
+from submissions.services import set_published
+from tests.pages.conftest import PageClock
+from tests.platform import factories
+
+SUBJECT = page_stamps.submission(7)
+BROKEN_CACHE = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
+                            "LOCATION": "redis://127.0.0.1:1/0"}}  # nothing listens there
+
+
+class Measures:
+    """A measure that says how often it ran, and what the subject looks like now."""
+
+    def __init__(self) -> None:
+        self.value, self.calls = "v1", 0
+
+    def __call__(self) -> str:
+        self.calls += 1
+        return self.value
+
+
+@pytest.fixture
+def measure() -> Iterator[Measures]:
+    cache.clear()
+    yield Measures()
+    cache.clear()
+
+
+def test_a_stamp_holds_for_its_lifetime(page_clock: PageClock, measure: Measures) -> None:
+    assert page_stamps.read(SUBJECT, measure) == "v1"
+    measure.value = "v2"  # changed by nobody who drops the stamp
+    page_clock.advance(page_stamps.LIFETIME * 0.9)
+    assert page_stamps.read(SUBJECT, measure) == "v1" and measure.calls == 1
+    page_clock.advance(page_stamps.LIFETIME * 0.1)
+    assert page_stamps.read(SUBJECT, measure) == "v2" and measure.calls == 2
+
+
+def test_a_drop_measures_again_at_once(page_clock: PageClock, measure: Measures) -> None:
+    page_stamps.read(SUBJECT, measure)
+    measure.value = "v2"
+    page_stamps.drop(SUBJECT)
+    assert page_stamps.read(SUBJECT, measure) == "v2"
+    page_stamps.drop(page_stamps.submission(8))  # another subject's drop leaves this one
+    assert page_stamps.read(SUBJECT, measure) == "v2" and measure.calls == 2
+
+
+def test_drop_all_measures_every_subject_again(page_clock: PageClock, measure: Measures) -> None:
+    other = page_stamps.submission(8)
+    page_stamps.read(SUBJECT, measure), page_stamps.read(other, measure)
+    page_stamps.drop_all()
+    page_stamps.drop_all()
+    page_stamps.read(SUBJECT, measure), page_stamps.read(other, measure)
+    assert measure.calls == 4
+    page_stamps.read(SUBJECT, measure)
+    assert measure.calls == 4, "the new stamps hold"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_read_that_raced_the_commit_is_not_kept(page_clock: PageClock, measure: Measures) -> None:
+    with transaction.atomic():
+        page_stamps.drop(SUBJECT)
+        # Another process reads before the commit: it measures what was committed before.
+        assert page_stamps.read(SUBJECT, measure) == "v1"
+        measure.value = "v2"  # what the transaction wrote, visible once it commits
+    assert page_stamps.read(SUBJECT, measure) == "v2", "the drop at the commit forgot the early read"
+
+
+@override_settings(CACHES=BROKEN_CACHE)
+def test_without_a_cache_every_read_measures(measure: Measures) -> None:
+    assert page_stamps.read(SUBJECT, measure) == "v1"
+    measure.value = "v2"
+    assert page_stamps.read(SUBJECT, measure) == "v2"
+    page_stamps.drop(SUBJECT)  # and a writer's drop does not fail the write
+    page_stamps.drop_all()
+
+
+@pytest.mark.django_db
+def test_publishing_shows_at_once_on_a_kept_page(client: Client, page_clock: PageClock,
+                                                 problem: Problem, cpu: Hardware) -> None:
+    evaluation = factories.make_scored(factories.make_participant("ada"), problem, cpu, 0.4)
+    url = f"/submissions/{evaluation.submission_id}/"
+    assert "its owner has not published it" in client.get(url).content.decode()
+    set_published(evaluation.submission, True)
+    assert "its owner has not published it" not in client.get(url).content.decode()
