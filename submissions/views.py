@@ -108,6 +108,9 @@ def submission_live(request: HttpRequest, submission_id: int) -> HttpResponse:
 
 
 def _detail(request: HttpRequest, submission_id: int, template: str) -> HttpResponse:
+    # The version before the rows: a part made from rows older than its key (a result committed
+    # between the two reads) would be served under the newer version until the next change.
+    version = _version(submission_id)
     submission = _page_rows().filter(pk=submission_id).first()
     if submission is None or not can_view(request.user, submission):  # a private run reads as missing
         missing = {"title": "Not found", "message": f"No submission #{submission_id}."}
@@ -130,7 +133,7 @@ def _detail(request: HttpRequest, submission_id: int, template: str) -> HttpResp
     else:
         # Rendered once per change of what it shows of each evaluation (its results come once, when
         # it is scored): not at every view and every poll of a watched submission.
-        key = f"submission-part:{submission.pk}:{details_visible}:{_version(submission.pk)}"
+        key = f"submission-part:{submission.pk}:{details_visible}:{version}"
         part = page_cache.cached(key,
                                  lambda: render_to_string("submissions/_evaluations.html",
                                                           {**context, "evaluations": prepared()}))
