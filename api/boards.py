@@ -13,6 +13,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from evaluator import confirmations
 from evaluator.scoring.hardware import timing_note
 from leaderboard import boards
 from leaderboard.models import Category, Hardware
@@ -56,6 +57,9 @@ class ProblemBoardEntrySerializer(FiguresSerializer):
     score_ci95 = serializers.FloatField(allow_null=True, help_text="the 95% half-width of the score")
     harness_version = serializers.CharField(source="harness", help_text=(
         'the harness version that measured the best evaluation ("unrecorded" before versions were kept)'))
+    confirmation = serializers.ChoiceField(choices=confirmations.LABELS, help_text=(
+        "confirmed: a second run of the entry (a top-3 one) on another worker agreed within the noise; "
+        "disputed: it did not, and the entry is under review; provisional: not confirmed (yet)"))
     band = serializers.CharField(allow_null=True, help_text='the ranks this entry shares with the entries '
                                  'whose 95% intervals overlap its own ("2–4": tied); null when none')
     submitted_at = serializers.DateTimeField(help_text="when the best submission came in (ties go earlier)")

@@ -10,7 +10,7 @@ from django.db import models
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from evaluator import modes, workers
+from evaluator import confirmations, modes, workers
 from evaluator.hidden_results import hidden_summary, visible_row, visible_rows
 from evaluator.jobs import SolutionError, SolutionFiles, SourceTooLarge, check_size
 from evaluator.models import Evaluation, WorkloadResult, public_environment
@@ -141,15 +141,23 @@ class EvaluationSerializer(serializers.ModelSerializer):
         "compile, flagged: reward hack, incorrect on every workload, scored, k of n workloads passed, "
         "scored"))
     timing_note = serializers.SerializerMethodField()
+    confirmation = serializers.SerializerMethodField()
 
     class Meta:
         model = Evaluation
         fields = ["id", "hardware", "state", "outcome", "score", "error", "reward_hack", "attempts",
-                  "created", "started_at", "finished_at", "timing_note"]
+                  "created", "started_at", "finished_at", "timing_note", "confirmation"]
 
     def get_timing_note(self, evaluation: Evaluation) -> str:
         """What its times are not (the CPU's: no GPU timing), from the hardware table; empty for a GPU."""
         return timing_note(evaluation.hardware.slug)
+
+    @extend_schema_field(serializers.ChoiceField(choices=confirmations.STATES, allow_null=True))
+    def get_confirmation(self, evaluation: Evaluation) -> str | None:
+        """What the second run of a top-3 entry said (docs/scoring.md, "Confirmed leaders"): confirmed
+        when it agreed, disputed when it did not (under review), unconfirmed when it failed on the
+        platform; null when none was asked for or none has finished."""
+        return confirmations.status(evaluation)
 
 
 class PublicEnvironmentField(serializers.JSONField):
@@ -422,21 +430,3 @@ class AgentSubmissionDetailSerializer(AgentSubmissionSerializer):
         """The suite's current problems the bundle has no solution for: each counts 0 in the suite
         score."""
         return agent_suites.missing_problems(agent)
-
-
-class AgentBoardEntrySerializer(serializers.Serializer):
-    rank = serializers.IntegerField()
-    agent = serializers.CharField()
-    user = serializers.CharField()
-    team = serializers.CharField()
-    version = serializers.CharField(help_text="of the best agent submission")
-    model = serializers.CharField(help_text="of the best agent submission")
-    agent_submission = serializers.IntegerField(help_text="the best agent submission's id")
-    score = serializers.FloatField(help_text="its suite score")
-    submissions = serializers.IntegerField(help_text="finished agent submissions of this agent here")
-    submitted_at = serializers.DateTimeField()
-
-
-class AgentBoardSerializer(serializers.Serializer):
-    hardware = serializers.CharField()
-    entries = AgentBoardEntrySerializer(many=True)

@@ -5,7 +5,7 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework.routers import DefaultRouter
 
-from . import boards, compare, traces, views
+from . import agents, boards, compare, profile_reports, traces, views
 
 # Swagger UI: drf-spectacular's page starts it with an inline script and loads it from its CDN.
 SWAGGER_CDN = "https://cdn.jsdelivr.net"
@@ -21,10 +21,17 @@ router.register("submissions", views.SubmissionViewSet, basename="submission")
 router.register("agent-submissions", views.AgentSubmissionViewSet, basename="agent-submission")
 
 urlpatterns = [
+    # before the router's agent-submissions/{id}/, which would take "compare" for an id
+    path("agent-submissions/compare/", agents.AgentCompareView.as_view(), name="agent-submissions-compare"),
+    path("agent-submissions/<int:pk>/results/", agents.UploadResultsView.as_view(),
+         name="agent-submission-results"),
+    path("agents/", agents.AgentResultsView.as_view(), name="agent-document"),
     path("", include(router.urls)),
-    path("leaderboards/agents/", views.AgentBoardView.as_view(), name="agent-leaderboard"),
+    path("leaderboards/agents/", agents.AgentBoardView.as_view(), name="agent-leaderboard"),
     path("compare/", compare.CompareView.as_view(), name="compare"),
     path("evaluations/<int:pk>/trace/", traces.EvaluationTraceView.as_view(), name="evaluation-trace"),
+    path("submissions/<int:pk>/profile/<slug:hardware>/<str:workload>.ncu-rep",
+         profile_reports.ProfileReportView.as_view(), name="submission-profile-report"),
     path("leaderboards/categories/<slug:category>/<slug:hardware>/", boards.CategoryBoardView.as_view(),
          name="category-leaderboard"),
     path("leaderboards/<str:problem>/<slug:hardware>/", views.LeaderboardView.as_view(), name="leaderboard"),

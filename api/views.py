@@ -15,8 +15,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from evaluator import hidden_results
-from evaluator.models import Evaluation, WorkloadResult
+from evaluator import confirmations, hidden_results
+from evaluator.counting import counted
+from evaluator.models import WorkloadResult
 from evaluator.scoring.hardware import timing_note
 from leaderboard import boards
 from leaderboard.lookup import current_problem
@@ -30,7 +31,6 @@ from .boards import ranked_and_unranked
 from .errors import ConflictError, QuotaExceededError
 from .filters import ProblemFilter
 from .serializers import (
-    AgentBoardSerializer,
     AgentSubmissionCreateSerializer,
     AgentSubmissionDetailSerializer,
     AgentSubmissionSerializer,
@@ -103,7 +103,9 @@ class SubmissionViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.R
         submissions = Submission.objects.select_related("problem").order_by("-created", "-pk")
         if self.action == "list" or not self.request.user.is_staff:
             submissions = submissions.filter(owner=self.request.user)
-        evaluations = Evaluation.objects.select_related("hardware").order_by("hardware__slug")
+        # one per hardware: the evaluation that counts, with where its confirmation stands
+        evaluations = (confirmations.with_status(counted()).select_related("hardware")
+                       .order_by("hardware__slug"))
         if self.action == "list":
             evaluations = evaluations.prefetch_related(hidden_results.verdicts())
             return submissions.prefetch_related(Prefetch("evaluations", queryset=evaluations))
@@ -239,21 +241,23 @@ class AgentSubmissionViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mix
                        "languages, hardware, Python syntax) and answer 200 with what an upload would do, "
                        "storing and evaluating nothing")],
                    responses={201: AgentSubmissionDetailSerializer, 200: BundleCheckSerializer,
-                              400: OpenApiResponse(description="a bad bundle or an unknown problem"),
+                              400: OpenApiResponse(description="a bad bundle, an unknown problem or a "
+                                                               "version already uploaded"),
                               413: OpenApiResponse(description="the archive is over the size limit"),
                               429: LIMIT_REACHED})
     def create(self, request: Request, *args: object, **kwargs: object) -> Response:
         serializer = self.get_serializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
-        dry_run = _flag(request, "validate")
+        dry_run = query_flag(request, "validate")
         try:
             if dry_run:
-                checked = services.check_agent_bundle(data["file"], data["hardware"])
+                checked = services.check_agent_bundle(request.user, data["file"], data["hardware"],
+                                                      mode=data["mode"])
                 return Response(BundleCheckSerializer(_bundle_check(data["file"], checked)).data)
             agent = services.create_agent_submission(request.user, data["file"], data["hardware"],
                                                      mode=data["mode"])
-        except (services.BundleProblemsError, services.UnsupportedLanguage) as exc:
+        except (services.BundleProblemsError, services.UnsupportedLanguage, services.VersionTaken) as exc:
             raise ValidationError({"file": [str(exc)]}) from None
         except services.NoWorkerOnline as exc:
             raise ValidationError({"hardware": [str(exc)]}) from None
@@ -265,7 +269,7 @@ class AgentSubmissionViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mix
         return Response(AgentSubmissionDetailSerializer(created).data, status=status.HTTP_201_CREATED)
 
 
-def _flag(request: Request, name: str) -> bool:
+def query_flag(request: Request, name: str) -> bool:
     value = request.query_params.get(name, "").lower()
     if value not in ("", "0", "1", "true", "false"):
         raise ValidationError({name: [f"1 or 0 (true or false), not {value!r}"]})
@@ -276,19 +280,3 @@ def _bundle_check(bundle: Any, checked: list[services.CheckedSolution]) -> dict[
     errors = [f"{c.name}: {error}" for c in checked for error in c.syntax_errors]
     return {"valid": not errors, "name": bundle.manifest.name, "version": bundle.manifest.version,
             "model": bundle.manifest.model, "solutions": checked, "errors": errors}
-
-
-class AgentBoardView(APIView):
-    """The agent board of one hardware: each (agent name, owner)'s best suite score, best first."""
-
-    permission_classes = [permissions.AllowAny]
-
-    @extend_schema(parameters=[OpenApiParameter("hardware", str, required=True,
-                                                description="the hardware's slug")],
-                   responses=AgentBoardSerializer)
-    def get(self, request: Request) -> Response:
-        slug = request.query_params.get("hardware", "")
-        if not slug:
-            raise ValidationError({"hardware": ["give ?hardware=<slug>"]})
-        hw = get_object_or_404(Hardware, slug=slug)
-        return Response(AgentBoardSerializer({"hardware": hw.slug, "entries": suites.agent_board(hw)}).data)

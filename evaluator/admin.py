@@ -11,7 +11,7 @@ from django.http import HttpRequest
 
 from leaderboard.admin import ReadOnlyMixin
 
-from . import services
+from . import confirmations, services
 from .models import Evaluation, WorkloadResult
 from .probing import MIN_PROBES, WINDOW, suspected_probes
 
@@ -40,16 +40,41 @@ class HiddenProbingFilter(admin.SimpleListFilter):
         return queryset
 
 
+class ConfirmationRunFilter(admin.SimpleListFilter):
+    """evaluator.confirmations: the platform's second runs of top-3 entries are listed apart (each is
+    also inline on the evaluation it confirms)."""
+
+    title = "confirmation runs"
+    parameter_name = "runs"
+
+    def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin) -> list[tuple[str, str]]:
+        return [("only", "only confirmation runs")]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Evaluation]) -> QuerySet[Evaluation]:
+        return queryset.filter(confirms__isnull=self.value() != "only")
+
+
+class ConfirmationRunInline(ReadOnlyMixin, admin.TabularInline):
+    model = Evaluation
+    fk_name = "confirms"
+    verbose_name, verbose_name_plural = "confirmation run", "confirmation runs"
+    fields = ["id", "state", "score", "reward_hack", "worker", "seed", "finished_at", "error"]
+    readonly_fields = fields
+    show_change_link = True
+
+
 @admin.register(Evaluation)
 class EvaluationAdmin(ReadOnlyMixin, admin.ModelAdmin):
     list_display = ["id", "submission", "hardware", "state", "attempts", "score", "reward_hack",
-                    "harness_version", "worker", "created"]
-    list_filter = ["state", "hardware", "reward_hack", HiddenProbingFilter]
+                    "confirmation", "confirms", "harness_version", "worker", "created"]
+    # confirmation "disputed": a top-3 entry whose confirmation run disagreed, for review
+    list_filter = ["state", "hardware", "reward_hack", "confirmation", HiddenProbingFilter,
+                   ConfirmationRunFilter]
     search_fields = ["worker", "submission__owner__username", "submission__problem__name"]
     list_select_related = ["submission__owner", "submission__problem", "hardware"]
     date_hierarchy = "created"
-    inlines = [WorkloadResultInline]
-    actions = ["mark_reward_hack", "clear_reward_hack"]
+    inlines = [WorkloadResultInline, ConfirmationRunInline]
+    actions = ["mark_reward_hack", "clear_reward_hack", "confirm_after_review"]
 
     def has_review_permission(self, request: HttpRequest) -> bool:
         # The model's change permission, which the read-only pages never grant in the admin itself.
@@ -64,6 +89,11 @@ class EvaluationAdmin(ReadOnlyMixin, admin.ModelAdmin):
     def clear_reward_hack(self, request: HttpRequest, queryset: QuerySet[Evaluation]) -> None:
         self._review(request, queryset.filter(reward_hack=True), services.clear_reward_hack,
                      "cleared of the reward-hack mark")
+
+    @admin.action(description="Confirm a disputed evaluation after review", permissions=["review"])
+    def confirm_after_review(self, request: HttpRequest, queryset: QuerySet[Evaluation]) -> None:
+        self._review(request, queryset.filter(confirmation=Evaluation.DISPUTED),
+                     confirmations.confirm_after_review, "confirmed after review")
 
     def _review(self, request: HttpRequest, queryset: QuerySet[Evaluation],
                 review: Callable[..., Evaluation], done: str) -> None:

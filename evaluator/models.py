@@ -22,6 +22,10 @@ class Evaluation(models.Model):
     QUEUED, RUNNING, SCORED, FAILED, CANCELLED = "queued", "running", "scored", "failed", "cancelled"
     STATES = [(s, s) for s in (QUEUED, RUNNING, SCORED, FAILED, CANCELLED)]
     TERMINAL = (SCORED, FAILED, CANCELLED)
+    PENDING = (QUEUED, RUNNING)
+    # What a confirmation run said of this evaluation (evaluator/confirmations.py); "" when none has.
+    CONFIRMED, DISPUTED = "confirmed", "disputed"
+    CONFIRMATIONS = [("", "not confirmed"), (CONFIRMED, "confirmed"), (DISPUTED, "disputed: for review")]
 
     submission = models.ForeignKey("submissions.Submission", on_delete=models.CASCADE,
                                    related_name="evaluations")
@@ -57,6 +61,14 @@ class Evaluation(models.Model):
                                    "again under a newer harness (manage.py rescore)")
     superseded = models.BooleanField(default=False, db_default=False, help_text=(
         "a rescore of it was scored: that one counts on the boards instead"))
+    confirms = models.ForeignKey("self", null=True, blank=True, on_delete=models.CASCADE,
+                                 related_name="confirmation_runs", help_text=(
+                                     "the evaluation this one runs again to confirm a top-3 entry "
+                                     "(evaluator/confirmations.py); it never counts on its own"))
+    confirmation = models.CharField(max_length=12, choices=CONFIRMATIONS, blank=True, default="",
+                                    db_default="", help_text="what its confirmation run said of it")
+    declines = models.PositiveSmallIntegerField(default=0, db_default=0, help_text=(
+        "a confirmation run: times the worker that measured its evaluation passed it on to another"))
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -69,6 +81,9 @@ class Evaluation(models.Model):
             # evaluations per state on a hardware page, read from the index alone
             models.Index(fields=["hardware", "state"], name="evaluations_by_hardware_state"),
         ]
+        # never two confirmation runs of one evaluation queued or running at once
+        constraints = [models.UniqueConstraint(fields=["confirms"], name="one_pending_confirmation",
+                                               condition=models.Q(state__in=["queued", "running"]))]
 
     def __str__(self) -> str:
         return f"evaluation #{self.pk} ({self.state})"
@@ -102,6 +117,20 @@ class WorkloadResult(models.Model):
         ordering = ["evaluation", "workload__position"]
         constraints = [models.UniqueConstraint(fields=["evaluation", "workload"],
                                                name="one_result_per_workload")]
+
+
+class ProfileReport(models.Model):
+    """The Nsight Compute report (.ncu-rep) of one workload of a profile run, as its worker brought
+    it back (evaluator/profile_reports.py), for its owner to download. ncu wrote it inside the
+    sandbox, where the solution could write too: nothing here reads it, and no score depends on it."""
+
+    result = models.OneToOneField(WorkloadResult, on_delete=models.CASCADE, related_name="profile_report")
+    data = models.BinaryField()
+    size = models.PositiveIntegerField()
+    created = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"Nsight Compute report of result #{self.result_id} ({self.size} bytes)"
 
 
 class WorkerHeartbeat(models.Model):

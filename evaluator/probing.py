@@ -14,6 +14,7 @@ from django.utils import timezone
 from evaluator.harness import status
 from leaderboard.models import Workload
 
+from .counting import counting
 from .models import Evaluation, WorkloadResult
 
 MIN_PROBES = 3  # evaluations in one group before it is flagged
@@ -21,9 +22,10 @@ WINDOW = timedelta(days=30)
 
 
 def suspected_probes(window: timedelta = WINDOW) -> set[int]:
-    """Ids of the evaluations, scored in the window, that belong to a flagged group."""
+    """Ids of the evaluations, scored in the window, that belong to a flagged group: one per
+    submission and hardware (the platform's own runs again, rescores and confirmations, are no probes)."""
     rows = (WorkloadResult.objects
-            .filter(evaluation__state=Evaluation.SCORED,
+            .filter(counting("evaluation__"), evaluation__state=Evaluation.SCORED,
                     evaluation__finished_at__gte=timezone.now() - window)
             .values_list("evaluation_id", "evaluation__submission__owner_id",
                          "evaluation__submission__problem_id", "evaluation__hardware_id",

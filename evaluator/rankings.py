@@ -2,8 +2,9 @@
 an entry without a score for a participant whose scored evaluations there are all invalid; and each
 board's score records (leaderboard.models.ScoreRecord), its best score over time.
 
-A valid evaluation is scored, not a reward hack, not replaced by a rescore under a newer harness
-(evaluator.rescore), and scores above 0 (at least one workload passed at a believable time).
+A valid evaluation is scored, the one that counts for its submission on its hardware
+(evaluator.counting: not replaced by a rescore under a newer harness, not a confirmation run), not a
+reward hack, and scores above 0 (at least one workload passed at a believable time).
 Evaluations that failed on the platform's side or were cancelled do not count at all: they are not
 the participant's doing.
 
@@ -24,9 +25,10 @@ from django.db.models.functions import Cast
 from leaderboard.models import LeaderboardEntry, ScoreRecord
 
 from . import modes
+from .counting import COUNTING, counts
 from .models import Evaluation
 
-VALID = Q(reward_hack=False, score__gt=0, superseded=False)
+VALID = COUNTING & Q(reward_hack=False, score__gt=0)
 # An entry's standing on its board: 0 correct on every workload, 1 incorrect on some, 2 no valid score.
 STANDING = Case(When(score__isnull=True, then=Value(2)), When(failed=0, then=Value(0)), default=Value(1),
                 output_field=IntegerField())
@@ -48,7 +50,7 @@ def _counts(aggregates: Any) -> tuple[int, int]:
 
 
 def is_valid(evaluation: Evaluation) -> bool:
-    return (evaluation.state == Evaluation.SCORED and not evaluation.reward_hack and not evaluation.superseded
+    return (evaluation.state == Evaluation.SCORED and counts(evaluation) and not evaluation.reward_hack
             and evaluation.score is not None and evaluation.score > 0)
 
 
@@ -165,9 +167,9 @@ def leading(problem_id: int, hardware_id: int) -> list[tuple[int, datetime, floa
 
 def _scored(problem_id: int, hardware_id: int, user_id: int) -> QuerySet[Evaluation]:
     """A user's scored ranked evaluations on one board, reward hacks included (they count as
-    submissions), not those a rescore replaced; test and benchmark runs are never on a board
-    (evaluator/modes.py)."""
-    return Evaluation.objects.filter(state=Evaluation.SCORED, superseded=False, hardware_id=hardware_id,
+    submissions), only those that count (not those a rescore replaced, not confirmation runs); test
+    and benchmark runs are never on a board (evaluator/modes.py)."""
+    return Evaluation.objects.filter(COUNTING, state=Evaluation.SCORED, hardware_id=hardware_id,
                                      submission__problem_id=problem_id, submission__owner_id=user_id,
                                      submission__mode=modes.RANKED)
 

@@ -25,7 +25,7 @@ from evaluator.rankings import recompute_entry, update_entry
 from leaderboard.models import Workload
 from solarena import page_stamps
 
-from . import modes
+from . import modes, profile_reports
 from .models import Evaluation, WorkloadResult, public_environment
 
 log = logging.getLogger(__name__)
@@ -82,8 +82,10 @@ def renew_lease(evaluation_id: int, worker: str, progress: Mapping[str, Any] | N
     return True
 
 
-def ingest(evaluation_id: int, worker: str, report: Mapping[str, Any]) -> bool:
-    """Store a scored report; False (and nothing written) unless this worker still holds the claim."""
+def ingest(evaluation_id: int, worker: str, report: Mapping[str, Any],
+           ncu_reports: Mapping[str, bytes] | None = None) -> bool:
+    """Store a scored report, and a profile run's Nsight Compute reports by workload uuid
+    (profile_reports.keep); False (and nothing written) unless this worker still holds the claim."""
     with transaction.atomic():
         evaluation = (Evaluation.objects.select_for_update(of=("self",))
                       .select_related("submission__problem", "submission__owner", "hardware")
@@ -98,6 +100,7 @@ def ingest(evaluation_id: int, worker: str, report: Mapping[str, Any]) -> bool:
                 raise ValueError(f"the report names workload {row['uuid']!r}, which the problem lacks")
             rows.append(_result(evaluation, workload, row))
         WorkloadResult.objects.bulk_create(rows)
+        profile_reports.store(evaluation, ncu_reports or {})
         mode = evaluation.submission.mode
         evaluation.state = Evaluation.SCORED
         # A test run times nothing: its verdicts are its result, it has no score.
@@ -107,13 +110,18 @@ def ingest(evaluation_id: int, worker: str, report: Mapping[str, Any]) -> bool:
         hacks = [row for row in report["workloads"] if row["status"] == status.REWARD_HACK]
         if hacks:  # a mark made by hand before a retry stays
             evaluation.reward_hack = True
-            evaluation.hack_reason = _noted(evaluation.hack_reason, "harness",
-                                            _hack_evidence(hacks, workloads))
+            evaluation.hack_reason = noted(evaluation.hack_reason, "harness",
+                                           _hack_evidence(hacks, workloads))
         evaluation.error = ""
         evaluation.harness_version = str(report.get("harness_version") or "")[:40]
         evaluation.finished_at = timezone.now()
         evaluation.lease_until = None
         evaluation.save()
+        if evaluation.confirms_id is not None:  # it counts for nothing: it settles the one it ran again
+            from . import confirmations  # it imports this module
+
+            confirmations.settle(evaluation)
+            return True
         _serialize_owner(evaluation.submission.owner_id)
         if evaluation.rescore_of_id is not None:  # the earlier measurement stops counting
             Evaluation.objects.filter(pk=evaluation.rescore_of_id).update(superseded=True)
@@ -121,6 +129,8 @@ def ingest(evaluation_id: int, worker: str, report: Mapping[str, Any]) -> bool:
                             evaluation.submission.owner_id)
         elif modes.is_ranked(mode):  # the other modes are never on a board
             update_entry(evaluation)
+        if modes.is_ranked(mode):
+            _confirm_leaders(evaluation.submission.problem_id, evaluation.hardware_id)
     return True
 
 
@@ -140,13 +150,21 @@ def _review_reward_hack(evaluation_id: int, by_user: AbstractBaseUser, hack: boo
                       .get(pk=evaluation_id))
         now = timezone.now()
         evaluation.reward_hack = hack
-        evaluation.hack_reason = _noted(evaluation.hack_reason, by_user.get_username(), note, now)
+        evaluation.hack_reason = noted(evaluation.hack_reason, by_user.get_username(), note, now)
         evaluation.hack_marked_by, evaluation.hack_marked_at = by_user, now
         evaluation.save(update_fields=["reward_hack", "hack_reason", "hack_marked_by", "hack_marked_at"])
         submission = evaluation.submission
         _serialize_owner(submission.owner_id)
         recompute_entry(submission.problem_id, evaluation.hardware_id, submission.owner_id)
+        _confirm_leaders(submission.problem_id, evaluation.hardware_id)
     return evaluation
+
+
+def _confirm_leaders(problem_id: int, hardware_id: int) -> None:
+    """A board changed: its leaders not confirmed yet are run again (evaluator/confirmations.py)."""
+    from . import confirmations  # it imports this module
+
+    confirmations.request(problem_id, hardware_id)
 
 
 def _serialize_owner(user_id: int) -> None:
@@ -162,7 +180,7 @@ def _hack_evidence(rows: list[Mapping[str, Any]], workloads: Mapping[str, Worklo
     return "\n".join([f"REWARD_HACK on {len(rows)} workload(s):", *lines])
 
 
-def _noted(history: str, who: str, note: str, when: datetime | None = None) -> str:
+def noted(history: str, who: str, note: str, when: datetime | None = None) -> str:
     """The review history with one more dated entry at its end."""
     stamp = (when or timezone.now()).strftime("%Y-%m-%d %H:%M:%S UTC")
     return "\n\n".join(filter(None, [history, f"[{stamp}] {who}: {note}"]))

@@ -353,6 +353,16 @@ def harness_argv(options: SuperviseOptions, job_dir: Path, skip: list[str]) -> l
             *skip]
 
 
+def run_tool(argv: list[str], job_dir: Path, options: SuperviseOptions, seconds: float,
+             stdout_path: Path) -> sandbox.RunResult:
+    """A tool of ours (`ncu --import`) on what a harness run left in job_dir, in that run's sandbox,
+    limits and environment: the solution could have written it. Its output goes to stdout_path,
+    which should lie outside job_dir."""
+    backend = sandbox.get_backend(options.backend)
+    return backend.run(argv, job_dir, _limits(options, seconds), _environment(job_dir, options),
+                       stdout_path=stdout_path)
+
+
 def results_path_for(job_dir: Path) -> Path:
     return job_dir.with_name(job_dir.name + ".results.jsonl")
 

@@ -21,15 +21,16 @@ from django.conf import settings
 from django.db import InterfaceError, OperationalError, connection
 
 import sandbox
-from evaluator.harness import profiling
+from evaluator.harness import ncu, profiling
+from evaluator.harness.problem import Workload
 from evaluator.jobs import UNTIMED, SolutionFiles, write_job
 from evaluator.scoring.hardware import get_hardware
 from evaluator.scoring.report import build_report
-from evaluator.supervise import SuperviseOptions, run_harness
+from evaluator.supervise import HarnessOutcome, SuperviseOptions, run_harness
 from leaderboard.problems import harness_problem, stored_flops_by_uuid, workloads_for
 from solarena.celery import app
 
-from . import modes, services, workers
+from . import confirmations, modes, ncu_runs, profile_reports, services, workers
 from .hidden_results import stored_progress
 from .models import Evaluation
 
@@ -106,6 +107,9 @@ def worker_name(task: Task) -> str:
 @app.task(bind=True, acks_late=True, name="evaluator.tasks.evaluate")
 def evaluate(self: Task, evaluation_id: int) -> None:
     worker = worker_name(self)
+    if patiently(evaluation_id, lambda: confirmations.pass_on(evaluation_id, worker)):
+        log.info("evaluation #%s: passed on: this worker measured the evaluation it confirms", evaluation_id)
+        return
     evaluation = patiently(evaluation_id, lambda: services.claim(evaluation_id, worker))
     if evaluation is None:
         log.info("evaluation #%s: not claimed (taken, finished or gone)", evaluation_id)
@@ -119,8 +123,9 @@ def evaluate(self: Task, evaluation_id: int) -> None:
         patiently(evaluation_id, lambda: services.fail(evaluation_id, reason, worker=worker))
         return
     try:
-        report = measure(evaluation, worker)
-        if not patiently(evaluation_id, lambda: services.ingest(evaluation_id, worker, report)):
+        ncu_reports: dict[str, bytes] = {}
+        report = measure(evaluation, worker, ncu_reports)
+        if not patiently(evaluation_id, lambda: services.ingest(evaluation_id, worker, report, ncu_reports)):
             log.warning("evaluation #%s: the claim was lost before the result came in", evaluation_id)
             return
     except Exception as exc:
@@ -151,8 +156,11 @@ def patiently(evaluation_id: int, write: Callable[[], T]) -> T:
             pause = min(2 * pause, 5.0)
 
 
-def measure(evaluation: Evaluation, worker: str) -> dict[str, Any]:
-    """Run the harness on the evaluation's job and return the scored report (nothing stored)."""
+def measure(evaluation: Evaluation, worker: str,
+            ncu_reports: dict[str, bytes] | None = None) -> dict[str, Any]:
+    """Run the harness on the evaluation's job and return the scored report (nothing stored). A
+    profile run on a worker with Nsight Compute runs under it (ncu_runs), and puts the reports kept
+    for the owner (profile_reports.keep) into ncu_reports, by workload uuid."""
     hardware, submission = evaluation.hardware, evaluation.submission
     cpu = hardware.slug == "cpu"
     problem = harness_problem(submission.problem)
@@ -183,21 +191,42 @@ def measure(evaluation: Evaluation, worker: str) -> dict[str, Any]:
         if not renewed and not running:
             log.warning("evaluation #%s: lease lost while running", evaluation.pk)
 
-    with tempfile.TemporaryDirectory(prefix=f"solarena-eval-{evaluation.pk}-") as tmp:
-        job_dir = Path(tmp) / "job"
-        write_job(job_dir, problem, solution, workloads, seed=evaluation.seed,
-                  device="cpu" if cpu else "cuda", options=mode_options(submission.mode))
+    def run(job_dir: Path, chosen: list[Workload], options: SuperviseOptions) -> HarnessOutcome:
         # The outcome's log is the solution's stderr and may quote hidden shapes: it is not logged.
-        outcome = run_harness(job_dir, [w.uuid for w in workloads],
-                              supervise_options(cpu), progress=on_progress)
+        return run_harness(job_dir, [w.uuid for w in chosen], options, progress=on_progress)
+
+    device, options = "cpu" if cpu else "cuda", mode_options(submission.mode)
+    ncu_path = ncu_for(cpu) if modes.profiled(submission.mode) else None
+    with tempfile.TemporaryDirectory(prefix=f"solarena-eval-{evaluation.pk}-") as tmp:
+        if ncu_path is None:
+            job_dir = Path(tmp) / "job"
+            write_job(job_dir, problem, solution, workloads, seed=evaluation.seed, device=device,
+                      options=options)
+            outcome = run(job_dir, workloads, supervise_options(cpu))
+        else:
+            job = ncu_runs.ProfileJob(problem, solution, workloads, evaluation.seed, device, options)
+            profiled = ncu_runs.profile(ncu_path, Path(tmp), job, supervise_options(cpu), run)
+            outcome = profiled.outcome
+            kept = profile_reports.keep(profiled)  # while the files are there
+            if ncu_reports is not None:
+                ncu_reports.update(kept)
     return build_report(problem.definition, workloads, outcome, get_hardware(hardware.slug),
                         hardware.calibrated or None, flops)
 
 
+def ncu_for(cpu: bool) -> str | None:
+    """The Nsight Compute a profile run uses on this worker (SOLARENA_NCU), or None for torch's
+    profiler: on the CPU, with ncu off, or with none on PATH. (The seam tests put a fake one in.)"""
+    configured = settings.SOLARENA_NCU
+    if cpu or configured == "off":
+        return None
+    return ncu.find_ncu() if configured == "auto" else configured
+
+
 def mode_options(mode: str) -> dict[str, Any]:
     """The harness's options for a mode: a test run checks correctness and times nothing; a profile
-    run checks it and lists each workload's top kernels under torch's profiler (Nsight Compute needs
-    performance counters the sandbox does not give: `solarena eval --profile` uses it locally)."""
+    run checks it and lists each workload's top kernels under torch's profiler (under Nsight Compute
+    where the worker has it: ncu_for, measure)."""
     if modes.profiled(mode):
         return {**UNTIMED, "profile": profiling.TORCH}
     return {} if modes.timed(mode) else dict(UNTIMED)

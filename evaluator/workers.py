@@ -61,6 +61,22 @@ def live_since() -> datetime:
     return timezone.now() - timedelta(seconds=LIVE_BEATS * settings.SOLARENA_WORKER_HEARTBEAT_SECONDS)
 
 
+def node_of(name: str) -> str:
+    """The Celery node of a heartbeat's worker ("node/pid") or of an evaluation's claim
+    ("node/pid/token", evaluator.tasks.worker_name): one per GPU where a host runs a worker per GPU."""
+    return name.split("/", 1)[0]
+
+
+def free_besides(hardware_id: int, node: str) -> bool:
+    """Whether a worker of another node than `node` serves the hardware now and runs nothing: one
+    that waits on the queue, and so takes a message sent there before `node` asks again."""
+    online = {node_of(name) for name in WorkerHeartbeat.objects.filter(
+        hardware_id=hardware_id, last_seen__gte=live_since()).values_list("worker", flat=True)}
+    busy = {node_of(name) for name in Evaluation.objects.filter(state=Evaluation.RUNNING)
+            .values_list("worker", flat=True)}
+    return bool(online - busy - {node})
+
+
 def expected(slug: str) -> bool:
     names = {name.strip() for name in settings.SOLARENA_EXPECTED_HARDWARE.split(",") if name.strip()}
     return "*" in names or slug in names

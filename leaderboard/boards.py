@@ -3,7 +3,7 @@
 - problem x hardware: the precomputed entries (rankings.py) with their best evaluation's aggregates;
 - category x hardware: per participant, the mean over the category's current problems of their best
   score (docs/scoring.md, "Boards");
-- agents x hardware: submissions.suites.agent_board.
+- agents x hardware: leaderboard/agent_boards.py.
 
 Rows come in the stable rank order; sort_rows reorders them by any column of the board.
 
@@ -28,10 +28,11 @@ from django.core.cache import cache
 from django.db.models import Count, F, Max, QuerySet, Sum, Window
 from django.db.models.functions import RowNumber
 
+from evaluator.confirmations import label
 from evaluator.harness.problem import TASK_TYPES
 from evaluator.rankings import RANK_ORDER
 from evaluator.scoring.hardware import HARDWARE
-from submissions import suites
+from evaluator.scoring.uncertainty import indistinguishable
 from submissions.models import AgentSubmission
 
 from .models import Category, Hardware, LeaderboardEntry, Problem
@@ -39,7 +40,7 @@ from .models import Category, Hardware, LeaderboardEntry, Problem
 log = logging.getLogger(__name__)
 ROWS_SECONDS = 300  # a board's rows kept under one version (a newer version is another key)
 
-__all__ = ["TASK_TYPES", "UnknownSort", "agent_board", "category_board", "overview", "problem_board",
+__all__ = ["TASK_TYPES", "UnknownSort", "category_board", "overview", "problem_board",
            "sort_rows"]
 
 
@@ -75,17 +76,15 @@ LAST_IMPROVED = Column("last_improved", "last improved", "time", "when the best 
 
 HARNESS = Column("harness", "harness", "text", "the harness version that measured the best evaluation "
                                                "(manage.py rescore measures leaders again after a change)")
+CONFIRMATION = Column("confirmation", "confirmed", "text", "confirmed: a second run of a top-3 entry agreed "
+                      "within the noise; disputed: it did not, and the entry is under review; provisional: "
+                      "not confirmed (yet)")
 PROBLEM_COLUMNS = (RANK, USER, TEAM, Column("score", "score", "score", "mean over all workloads"), CORRECT,
-                   *FIGURES, SUBMISSIONS, LAST_IMPROVED, HARNESS)
+                   *FIGURES, SUBMISSIONS, LAST_IMPROVED, HARNESS, CONFIRMATION)
 CATEGORY_COLUMNS = (RANK, USER, TEAM,
                     Column("score", "score", "score", "mean over the category's problems, missing ones 0"),
                     Column("solved", "solved", "int", "problems with a valid score"), *FIGURES,
                     SUBMISSIONS, LAST_IMPROVED)
-AGENT_COLUMNS = (RANK, Column("agent", "agent"), Column("version", "version"), Column("model", "model"),
-                 Column("user", "owner"), TEAM, Column("score", "suite score", "score",
-                                                       "mean over every current problem, left-out ones 0"),
-                 Column("submissions", "uploads", "int", "finished agent submissions"),
-                 Column("submitted_at", "uploaded", "time", "when the best one was uploaded"))
 
 
 class UnknownSort(ValueError):
@@ -112,6 +111,7 @@ class ProblemRow:
     workloads: int = 0  # of those it ran
     score_ci95: float | None = None  # the 95% half-width of the score (docs/scoring.md, "Uncertainty")
     harness: str | None = None  # the harness version that measured the best evaluation
+    confirmation: str | None = None  # confirmed, disputed or provisional (evaluator.confirmations.label)
     band: str | None = None  # "2–4": the ranks it shares with the rows its interval overlaps
 
     @property
@@ -160,16 +160,9 @@ class CategoryBoard:
     columns: tuple[Column, ...] = CATEGORY_COLUMNS
 
 
-@dataclass
-class AgentBoard:
-    hardware: Hardware
-    rows: list[suites.AgentEntry]
-    columns: tuple[Column, ...] = AGENT_COLUMNS
-
-
 _ENTRY_FIELDS = ("problem_id", "user_id", "score", "submissions", "submitted_at",
                  "evaluation__submission_id", "evaluation__finished_at", "evaluation__aggregates", "failed",
-                 "workloads", "evaluation__harness_version")
+                 "workloads", "evaluation__harness_version", "evaluation__confirmation")
 
 
 def problem_board(problem: Problem, hardware: Hardware) -> ProblemBoard:
@@ -185,8 +178,9 @@ def problem_board(problem: Problem, hardware: Hardware) -> ProblemBoard:
 def board_versions(problem_ids: Sequence[int], hardware: Hardware) -> dict[int, str]:
     """The version of each problem x hardware board with entries: it changes whenever one of its
     entries is made, deleted or saved (rankings.update_entry counts one more submission; any save
-    moves `updated`), so whatever is kept under it is the board as it is. One query, its rows found
-    by the board_ranking index."""
+    moves `updated`, and so does a confirmation's verdict on an entry's evaluation:
+    evaluator.confirmations), so whatever is kept under it is the board as it is. One query, its
+    rows found by the board_ranking index."""
     found = (LeaderboardEntry.objects.filter(problem__in=list(problem_ids), hardware=hardware).order_by()
              .values("problem_id").annotate(n=Count("*"), submissions=Sum("submissions"),
                                             evaluations=Sum("evaluation_id"), last=Max("updated")))
@@ -198,7 +192,7 @@ def board_rows(problem_ids: Sequence[int], hardware: Hardware) -> dict[int, list
     """Each problem's board on the hardware: its rows in the stable rank order, unnumbered, with the
     names of now. Kept boards cost two queries (versions, names); those not kept one more, for all."""
     versions = board_versions(problem_ids, hardware)
-    keys = {pk: f"board-rows:v4:{pk}:{hardware.pk}:{version}" for pk, version in versions.items()}
+    keys = {pk: f"board-rows:v5:{pk}:{hardware.pk}:{version}" for pk, version in versions.items()}
     kept = _cached_many(list(keys.values()))
     rows: dict[int, list[ProblemRow]] = {pk: [] for pk in problem_ids}
     missing = []
@@ -227,7 +221,8 @@ def _row_values(entry: dict[str, Any]) -> tuple[Any, ...]:
             entry["submissions"], entry["submitted_at"],
             entry["evaluation__finished_at"] if scored else None, entry["evaluation__submission_id"],
             entry["failed"], entry["workloads"], _figure(aggregates.get("score_ci95")),
-            (entry["evaluation__harness_version"] or "unrecorded") if scored else None)
+            (entry["evaluation__harness_version"] or "unrecorded") if scored else None,
+            label(entry["evaluation__confirmation"]) if scored else None)
 
 
 def _name(rows: Sequence[ProblemRow]) -> None:
@@ -305,10 +300,6 @@ def _category_order(row: CategoryRow) -> tuple[Any, ...]:
     return (row.score is None, -(row.score or 0.0), row.submitted_at, row.user_id)
 
 
-def agent_board(hardware: Hardware) -> AgentBoard:
-    return AgentBoard(hardware, suites.agent_board(hardware))
-
-
 def _number(rows: Iterable[ProblemRow | CategoryRow]) -> None:
     """Ranks 1, 2, ... in the given order; rows without a score get none."""
     rank = 0
@@ -338,8 +329,7 @@ def _band(rows: Sequence[ProblemRow], noise: float) -> None:
 def _overlap(above: ProblemRow, below: ProblemRow, noise: float) -> bool:
     if (above.failed > 0) != (below.failed > 0) or above.score is None or below.score is None:
         return False
-    apart = above.score - below.score
-    return apart <= (above.score_ci95 or 0.0) + (below.score_ci95 or 0.0) or apart <= noise * above.score
+    return indistinguishable(above.score, above.score_ci95, below.score, below.score_ci95, noise)
 
 
 def _figure(value: Any) -> float | None:

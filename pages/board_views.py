@@ -4,14 +4,10 @@ API's (/api/v1/leaderboards/...): the page links to it, and ?format=json redirec
 
 from __future__ import annotations
 
-import csv
 import functools
 import html
-import io
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 from urllib.parse import urlencode
 
@@ -24,16 +20,15 @@ from django.utils.safestring import SafeString, mark_safe
 
 from evaluator.scoring import numbers
 from evaluator.scoring.hardware import timing_note
-from leaderboard import boards
+from leaderboard import agent_boards, boards
 from leaderboard.boards import Column
 from leaderboard.lookup import current_problem
 from leaderboard.models import Category, Hardware, Problem
 
+from . import agent_downloads, downloads
 from .page_cache import public_page
 
 FORMATS = ("html", "csv", "json")
-# Text a spreadsheet would run as a formula when a cell starts with it.
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
 class BadRequest(ValueError):
@@ -101,14 +96,29 @@ def category_board(request: HttpRequest, category: str, hardware: str) -> HttpRe
                                 task_type=task_type))
 
 
-@public_page(params=BOARD_PARAMS)
+@public_page(params=(*BOARD_PARAMS, "task_type", "by"))
 def agent_board(request: HttpRequest, hardware: str) -> HttpResponse:
+    """One row per upload; ?format=csv&by=task_type or by=problem: one line per upload and task type
+    or problem (pages/agent_downloads.py)."""
     hw, tabs = _hardware(hardware)
-    rows = Rows(boards.AGENT_COLUMNS, lambda: boards.agent_board(hw).rows)
-    return _respond(request, rows, "pages/board_agents.html", {"hardware": hw, "all_hardware": tabs},
-                    {"board": "agents", "hardware": hw.slug},
+    try:
+        task_type = task_type_of(request)
+        by = agent_downloads.by_of(request.GET)
+    except (BadRequest, agent_downloads.BadDownload) as exc:
+        return bad_request(request, str(exc))
+    if by is not None:
+        name = "-".join(filter(None, ["agents", task_type, hw.slug, f"by-{by}"]))
+        return downloads.download(agent_downloads.board_csv(agent_boards.agent_board(hw, task_type), by),
+                                  "text/csv", name, "csv")
+    rows = Rows(agent_boards.AGENT_COLUMNS, lambda: agent_boards.agent_board(hw, task_type).rows)
+    by_urls = [(by.replace("_", " "), _with_query(request.path, format="csv", task_type=task_type, by=by))
+               for by in agent_downloads.BY]
+    context = {"hardware": hw, "all_hardware": tabs, "task_type": task_type, "task_types": boards.TASK_TYPES,
+               "by_urls": by_urls}
+    meta = {"board": "agents", "hardware": hw.slug}
+    return _respond(request, rows, "pages/board_agents.html", context, meta,
                     lambda slug: reverse("agent-board", args=[slug]),
-                    _with_query(reverse("agent-leaderboard"), hardware=hw.slug))
+                    _with_query(reverse("agent-leaderboard"), hardware=hw.slug, task_type=task_type))
 
 
 def _hardware(slug: str) -> tuple[Hardware, list[Hardware]]:
@@ -160,7 +170,7 @@ def _respond(request: HttpRequest, rows: Rows, template: str, context: dict[str,
                                   meta.get("task_type") if meta["board"] == "category" else None,
                                   meta["hardware"]]))
     if fmt == "csv":
-        return _download(_csv(ordered(), columns), "text/csv", name, "csv")
+        return downloads.download(_csv(ordered(), columns), "text/csv", name, "csv")
     query = request.GET.copy()
     hardware: list[Hardware] = context["all_hardware"]
     current: Hardware = context["hardware"]
@@ -276,33 +286,6 @@ def _page_url(prefix: str, urlconf: str | None, name: str, args: tuple[str, ...]
         return ""
 
 
-def _filename(name: str, extension: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", name) + f".{extension}"
-
-
-def _export_value(value: Any) -> Any:
-    if isinstance(value, datetime):
-        return value.isoformat()
-    return value
-
-
-def _download(text: str, content_type: str, name: str, extension: str) -> HttpResponse:
-    return HttpResponse(text, content_type=f"{content_type}; charset=utf-8", headers={
-        "Content-Disposition": f'attachment; filename="{_filename(name, extension)}"'})
-
-
 def _csv(rows: Sequence[Any], columns: Sequence[Column]) -> str:
-    out = io.StringIO()
-    writer = csv.writer(out)
-    writer.writerow([c.key for c in columns])
-    for row in rows:
-        writer.writerow([_csv_value(getattr(row, c.key)) for c in columns])
-    return out.getvalue()
-
-
-def _csv_value(value: Any) -> Any:
-    if value is None:
-        return ""
-    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
-        return "'" + value  # shown as text by spreadsheets, never evaluated
-    return _export_value(value)
+    return downloads.csv_text([c.key for c in columns],
+                              ([getattr(row, c.key) for c in columns] for row in rows))

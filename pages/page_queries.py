@@ -24,6 +24,7 @@ from django.db.models import (
 from django.db.models.functions import Coalesce
 
 from evaluator import hidden_results, modes
+from evaluator.counting import counted
 from evaluator.models import Evaluation
 from evaluator.rankings import RANK_ORDER, STANDING
 from evaluator.scoring import sol
@@ -32,7 +33,7 @@ from evaluator.scoring.sol import WorkloadWork
 from leaderboard import boards
 from leaderboard.models import Hardware, LeaderboardEntry, Problem, ScoreRecord, Workload
 from leaderboard.problems import sol_bounds, visible_work
-from submissions import suites
+from submissions import agent_results, agent_visibility, suites
 from submissions.models import AgentSubmission, Submission
 from submissions.visibility import viewable_sources
 
@@ -179,7 +180,7 @@ def submissions_of(user: AbstractBaseUser) -> QuerySet[Submission]:
     """The user's ranked submissions (test and benchmark runs are private), newest first, with their
     evaluations (prefetched by hardware); not their sources, problem definitions, agent logs or
     reports."""
-    evaluations = (Evaluation.objects.select_related("hardware").order_by("hardware__slug")
+    evaluations = (counted().select_related("hardware").order_by("hardware__slug")
                    .only("submission", "hardware__slug", "state", "score", "reward_hack", "aggregates")
                    .prefetch_related(hidden_results.verdicts()))
     return (Submission.objects.filter(owner=user, mode=modes.RANKED)
@@ -191,16 +192,27 @@ def submissions_of(user: AbstractBaseUser) -> QuerySet[Submission]:
 
 def agents_of(user: AbstractBaseUser) -> list[dict[str, Any]]:
     """The names the user's agents were uploaded under, with upload counts and the last upload."""
-    return list(AgentSubmission.objects.filter(owner=user, mode=modes.RANKED).values("name")
+    return list(AgentSubmission.objects.filter(agent_visibility.listed(), owner=user).values("name")
                 .annotate(uploads=Count("pk"), last=Max("created")).order_by("-last", "name"))
 
 
 @dataclass
 class Upload:
     agent: AgentSubmission
-    status: str
-    suites: list[suites.Suite]
+    results: agent_results.UploadResults
     logs_visible: bool = False
+
+    @property
+    def suites(self) -> list[agent_results.HardwareResults]:
+        return self.results.hardware
+
+    @property
+    def status(self) -> str:
+        """Over every hardware: queued while nothing started, done once everything finished."""
+        states = {here.status for here in self.suites}
+        if states <= {suites.DONE}:
+            return suites.DONE
+        return suites.QUEUED if states == {suites.QUEUED} else suites.RUNNING
 
 
 @dataclass(frozen=True)
@@ -213,41 +225,32 @@ class BestSuite:
     uploaded: datetime
 
 
-def agent_uploads(owner: AbstractBaseUser, name: str,
-                  viewer: AbstractBaseUser | AnonymousUser) -> list[Upload]:
-    """Every upload of one agent (owner and name), newest first, with its status and suites per
-    hardware (suites.summaries: counted by the database, as an agent with 50 uploads has hundreds
-    of solutions) and whether `viewer` may read every source of it (its logs can quote them)."""
-    agents = list(suites.with_suite_size(AgentSubmission.objects.filter(owner=owner, name=name,
-                                                                          mode=modes.RANKED))
+def agent_uploads(owner: AbstractBaseUser, name: str, viewer: AbstractBaseUser | AnonymousUser,
+                  suite: agent_results.Suite | None = None) -> list[Upload]:
+    """Every listed upload of one agent (owner and name), newest first, with its results on each
+    hardware (agent_results: a few queries however many uploads and problems) and whether `viewer`
+    may read every source of it (its logs can quote them)."""
+    agents = list(AgentSubmission.objects.filter(agent_visibility.listed(), owner=owner, name=name)
+                  .select_related("owner")
                   .annotate(solutions=Count("submissions"),
                             viewable=Count("submissions", filter=viewable_sources(viewer, "submissions__")))
                   .order_by("-created", "-pk"))
-    summary = suites.summaries(agents)
-    return [Upload(agent, *summary[agent.pk], logs_visible=agent.viewable == agent.solutions)
+    found = agent_results.results(agents, suite=suite)
+    return [Upload(agent, found[agent.pk], logs_visible=agent.viewable == agent.solutions)
             for agent in agents]
-
-
-def solutions_of(agent: AgentSubmission) -> list[Submission]:
-    """One upload's solutions with their problems and evaluations."""
-    evaluations = (Evaluation.objects.select_related("hardware").order_by("hardware__slug")
-                   .prefetch_related(hidden_results.verdicts()))
-    return list(agent.submissions.select_related("problem").defer("sources", "problem__definition")
-                .order_by("-created", "-pk")
-                .prefetch_related(Prefetch("evaluations", queryset=evaluations)))
 
 
 def best_suites(uploads: list[Upload]) -> list[BestSuite]:
     """The best finished suite on each hardware, as the agent board counts it (ties to the earlier)."""
     best: dict[str, BestSuite] = {}
     for upload in sorted(uploads, key=lambda u: (u.agent.created, u.agent.pk)):
-        for suite in upload.suites:
-            if suite.status != suites.DONE:
+        for here in upload.suites:
+            if here.status != suites.DONE:
                 continue
-            held = best.get(suite.hardware)
-            if held is None or suite.score > held.score:
-                best[suite.hardware] = BestSuite(suite.hardware, suite.score, upload.agent.version,
-                                                 upload.agent.model, upload.agent.pk, upload.agent.created)
+            held = best.get(here.hardware)
+            if held is None or here.suite.score > held.score:
+                best[here.hardware] = BestSuite(here.hardware, here.suite.score, upload.agent.version,
+                                                upload.agent.model, upload.agent.pk, upload.agent.created)
     return [best[slug] for slug in sorted(best)]
 
 
@@ -293,9 +296,9 @@ def timing_notes(slugs: Iterable[str]) -> list[tuple[str, str]]:
 
 
 def evaluation_counts(hardware: Hardware) -> dict[str, int]:
-    """How many evaluations on the hardware are in each state (every state listed), from the
-    evaluations_by_hardware_state index."""
-    counts = dict(Evaluation.objects.filter(hardware=hardware).order_by()
+    """How many evaluations on the hardware are in each state (every state listed): the submissions'
+    evaluations that count (evaluator.counting), not the platform's runs again."""
+    counts = dict(counted().filter(hardware=hardware).order_by()
                   .values_list("state").annotate(n=Count("*")))
     return {state: counts.get(state, 0) for state, _ in Evaluation.STATES}
 

@@ -1,5 +1,5 @@
-"""Public pages other than the boards: problems, participants, agents and hardware (no sign-in
-needed; nothing private shown: no sources, logs or hidden workloads)."""
+"""Public pages other than the boards and the agents' (agent_views.py): problems, participants and
+hardware (no sign-in needed; nothing private shown: no sources, logs or hidden workloads)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.contrib.auth.models import AbstractBaseUser
 from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
@@ -137,32 +137,6 @@ def _participant(user: AbstractBaseUser, number: str | None) -> dict[str, Any]:
     shown += [e.hardware.slug for submission in history for e in submission.evaluations.all()]
     return {"participant": user, "entries": entries, "agents": page_queries.agents_of(user),
             "history": history, "timing_notes": page_queries.timing_notes(shown)}
-
-
-@public_page()
-def agent(request: HttpRequest, owner: str, name: str) -> HttpResponse:
-    user = get_user_model().objects.filter(username=owner, is_active=True).first()
-    # Logs can quote the solutions: shown only to whoever may read every source of the upload,
-    # which the owner and staff may, and anyone else only where every source is public.
-    content = _agent(user, name, request.user) if user else ""
-    if not content:
-        return _not_found(request, f"No agent named {name!r} was uploaded by {owner!r}.")
-    return render(request, "pages/agent.html", {"owner": user, "name": name, "content": content})
-
-
-def _agent(owner: AbstractBaseUser, name: str, viewer: AbstractBaseUser | AnonymousUser) -> str:
-    """The page below the agent's name ("" when it has no upload)."""
-    uploads = page_queries.agent_uploads(owner, name, viewer)
-    if not uploads:
-        return ""
-    solutions = page_queries.solutions_of(uploads[0].agent)
-    shown = ([suite.hardware for upload in uploads for suite in upload.suites]
-             + [e.hardware.slug for s in solutions for e in s.evaluations.all()])
-    return render_to_string("pages/_agent.html", {
-        "owner": owner, "name": name, "latest": uploads[0].agent, "uploads": uploads,
-        "best": page_queries.best_suites(uploads), "solutions": solutions,
-        "timing_notes": page_queries.timing_notes(shown),
-    })
 
 
 @public_page()

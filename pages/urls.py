@@ -3,7 +3,7 @@ and hardware. The submission and account pages are in submissions/urls.py and ac
 
 from django.urls import path, register_converter
 
-from . import board_views, docs_views, home_views, page_views
+from . import agent_views, board_views, docs_views, home_views, page_views
 
 
 class AnyText:
@@ -30,7 +30,9 @@ urlpatterns = [
     path("problems/", page_views.problems, name="problems"),
     path("problems/<str:problem>/", page_views.problem, name="problem"),
     path("u/<str:username>/", page_views.participant, name="participant"),
-    path("agents/<str:owner>/<anytext:name>/", page_views.agent, name="agent"),
+    # before the agent's page, whose free-text name would take "<name>/compare"
+    path("agents/<str:owner>/<anytext:name>/compare/", agent_views.agent_compare_page, name="agent-compare"),
+    path("agents/<str:owner>/<anytext:name>/", agent_views.agent, name="agent"),
     path("hardware/", page_views.hardware_list, name="hardware_list"),
     path("hardware/<slug:slug>/", page_views.hardware_detail, name="hardware"),
     path("highlight.css", page_views.highlight_css, name="highlight_css"),

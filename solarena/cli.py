@@ -11,6 +11,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -21,7 +22,7 @@ from rich.table import Table
 from rich.text import Text
 
 import sandbox
-from evaluator import traces
+from evaluator import ncu_runs, traces
 from evaluator.harness import ncu, profiling
 from evaluator.harness.hidden import draw_hidden, load_hidden_file
 from evaluator.harness.importer import find_problem_dirs
@@ -37,6 +38,7 @@ from solarena.client import ClientError
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_SECRET = "solarena-local"
 GPU_NAMES = {"H200": "h200", "H100": "h100", "B200": "b200", "A100": "a100", "MI300X": "mi300x"}
+NCU_SECONDS = 600.0  # the least workload and start-up limit under ncu, which replays each kernel
 
 
 class UsageError(Exception):
@@ -156,7 +158,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         workloads = [w for w in workloads if w.visibility == "visible"]
     seed = args.seed if args.seed is not None else secrets.randbits(48)
     options: dict[str, Any] = dict(UNTIMED) if mode in ("test", "profile") else {}
-    ncu_path = None if cpu or mode != "profile" else ncu.find_ncu()
+    ncu_path = ncu_for(cpu) if mode == "profile" else None
     if mode == "profile":
         options["profile"] = profiling_tool(ncu_path, cpu)
     if args.correctness_rounds is not None:
@@ -170,14 +172,15 @@ def cmd_eval(args: argparse.Namespace) -> int:
     supervise = SuperviseOptions(workload_seconds=args.workload_timeout, total_seconds=args.timeout,
                                  cpu_interpreter=cpu, backend=args.sandbox)
     console = Console(stderr=True, markup=False)
+    device = "cpu" if cpu else "cuda"
     with tempfile.TemporaryDirectory(prefix="solarena-job-") as tmp:
         if ncu_path is not None:
-            outcome = profile_with_ncu(ncu_path, Path(tmp), problem, solution, workloads, seed, options,
-                                       supervise, args.profile_dir, console, quiet=args.json)
+            job = ncu_runs.ProfileJob(problem, solution, workloads, seed, device, options)
+            outcome = profile_with_ncu(ncu_path, Path(tmp), job, supervise, args.profile_dir, console,
+                                       quiet=args.json)
         else:
             job_dir = Path(tmp) / "job"
-            write_job(job_dir, problem, solution, workloads, seed=seed, device="cpu" if cpu else "cuda",
-                      options=options)
+            write_job(job_dir, problem, solution, workloads, seed=seed, device=device, options=options)
             outcome = _run_with_progress(job_dir, workloads, supervise, console, quiet=args.json)
     report = build_report(problem.definition, workloads, outcome, hardware)
     report["solution"] = str(args.solution)
@@ -214,43 +217,42 @@ def profiling_tool(ncu_path: str | None, cpu: bool) -> str:
     return profiling.TORCH
 
 
-def profile_with_ncu(ncu_path: str, tmp: Path, problem: Problem, solution: SolutionFiles,
-                     workloads: list[Workload], seed: int, options: dict[str, Any],
-                     supervise: SuperviseOptions, out_dir: Path, console: Console,
-                     quiet: bool) -> HarnessOutcome:
-    """One harness run under ncu per workload (ncu.prefix), each exporting its own report, which
-    is copied to out_dir and read back into the workload's `profile`."""
-    out_dir.mkdir(parents=True, exist_ok=True)
-    outcome = HarnessOutcome()
-    slow = replace(supervise, workload_seconds=max(supervise.workload_seconds, 600.0),
-                   startup_seconds=max(supervise.startup_seconds, 600.0))
-    for index, workload in enumerate(workloads):
-        job_dir = tmp / f"job-{index}"
-        write_job(job_dir, problem, solution, [workload], seed=seed, device="cuda", options=options)
-        export = job_dir / "profile.ncu-rep"  # the job directory: writable in every sandbox
-        under_ncu = replace(slow, wrapper=tuple(ncu.prefix(ncu_path, export)))
-        run = _run_with_progress(job_dir, [workload], under_ncu, console, quiet)
-        outcome.results.update(run.results)
-        outcome.environment = run.environment or outcome.environment
-        outcome.solution_error = outcome.solution_error or run.solution_error
-        result = outcome.results.get(workload.uuid)
-        if result is None or result.get("status") != "PASSED":
-            continue
-        kept = out_dir / f"{problem.name}-{workload.uuid}.ncu-rep"
+def ncu_for(cpu: bool) -> str | None:
+    """The Nsight Compute to profile with: ncu on PATH, on a GPU (the seam tests put a fake one in)."""
+    return None if cpu else ncu.find_ncu()
+
+
+def profile_with_ncu(ncu_path: str, tmp: Path, job: ncu_runs.ProfileJob, supervise: SuperviseOptions,
+                     out_dir: Path, console: Console, quiet: bool) -> HarnessOutcome:
+    """ncu_runs.profile, each report copied to out_dir as <problem>-<workload>.ncu-rep; where ncu
+    failed, torch's profiler, said in one line."""
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"--profile-dir {out_dir}: {exc.strerror or exc}") from None
+    slow = replace(supervise, workload_seconds=max(supervise.workload_seconds, NCU_SECONDS),
+                   startup_seconds=max(supervise.startup_seconds, NCU_SECONDS))
+
+    def run(job_dir: Path, workloads: list[Workload], options: SuperviseOptions) -> HarnessOutcome:
+        return _run_with_progress(job_dir, workloads, options, console, quiet)
+
+    profiled = ncu_runs.profile(ncu_path, tmp, job, slow, run)
+    for uuid, export in profiled.reports.items():
+        kept = out_dir / f"{job.problem.name}-{uuid}.ncu-rep"
         try:
-            shutil.copyfile(export, kept)
-            launches = ncu.read_report(ncu_path, kept)
+            with ncu_runs.open_report(export) as source, open(kept, "wb") as target:
+                shutil.copyfileobj(source, target)
         except (OSError, ncu.NcuError) as exc:
-            result["profile"] = {"tool": profiling.NCU, "error": str(exc), "kernels": []}
+            print(f"{uuid}: the Nsight Compute report was not copied to {kept}: {exc}", file=sys.stderr)
             continue
-        kernels = ncu.summarize(launches)
-        result["profile"] = {"tool": profiling.NCU, "report": str(kept), "calls": options.get("profile_calls",
-                             profiling.CALLS), "kernels": kernels[:profiling.MAX_KERNELS],
-                             "truncated": len(kernels) > profiling.MAX_KERNELS}
-    if not quiet:
+        profiled.outcome.results[uuid]["profile"]["report"] = str(kept)
+    if profiled.error is not None:
+        print(f"Nsight Compute failed ({profiled.error}): profiling with torch's profiler instead, "
+              "kernel names and times, no hardware counters", file=sys.stderr)
+    if profiled.reports and not quiet:
         print(f"Nsight Compute reports written to {out_dir}/ (open with ncu-ui or ncu --import)",
               file=sys.stderr)
-    return outcome
+    return profiled.outcome
 
 
 def check_trace_out(path: Path) -> None:
@@ -419,8 +421,10 @@ def print_report(report: dict[str, Any], console: Console) -> None:
         console.print(Text(f"note: {note}", style="yellow"))
 
 
-def print_profiles(report: dict[str, Any], console: Console) -> None:
-    """The top kernels of each profiled workload, longest total first."""
+def print_profiles(report: dict[str, Any], console: Console,
+                   stored_report: Callable[[str], str] | None = None) -> None:
+    """The top kernels of each profiled workload, longest total first. stored_report: where the
+    server keeps a workload's Nsight Compute report (`report_bytes` in its profile), by uuid."""
     for row in report["workloads"]:
         profile = row.get("profile")
         if not profile:
@@ -449,8 +453,12 @@ def print_profiles(report: dict[str, Any], console: Console) -> None:
             console.print(f"{row['uuid']}: only the top {len(profile['kernels'])} are listed")
         if profile.get("report"):
             console.print(f"{row['uuid']}: Nsight Compute report {profile['report']}")
-        if profile.get("error"):
-            console.print(Text(f"{row['uuid']}: ncu: {profile['error']}", style="red"))
+        if profile.get("report_bytes") and stored_report is not None:
+            console.print(f"{row['uuid']}: Nsight Compute report ({_bytes(profile['report_bytes'])}): "
+                          f"{stored_report(row['uuid'])}")
+        if profile.get("ncu_error"):
+            console.print(Text(f"{row['uuid']}: Nsight Compute failed ({profile['ncu_error']}); these are "
+                               "torch's profiler's figures", style="yellow"))
 
 
 def _dims(value: list[int] | None) -> str:

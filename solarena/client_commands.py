@@ -25,6 +25,7 @@ from evaluator.scoring import numbers
 from evaluator.scoring.hardware import timing_note
 from evaluator.scoring.outcome import evaluation_outcome, outcome_of_text
 
+from . import agent_tables
 from .client import (
     DEFAULT_SERVER,
     EXIT_FAILED,
@@ -41,7 +42,8 @@ from .client import (
 
 EXIT_CODES_HELP = """\
 exit codes of the server commands (login, problems, hardware, show, submit, test, benchmark, status, cancel,
-publish, unpublish, leaderboard, compare, submit-agent, agents, agent-submissions):
+publish, unpublish, leaderboard, compare, submit-agent, agents, agent-results, agent-compare,
+agent-submissions):
   0  success
   2  bad arguments or files, or the server refused the request (its message is shown); with
      submit-agent --check, a bundle an upload would refuse or with Python that does not compile
@@ -128,8 +130,19 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                             "and store nothing; exit 2 when an upload would fail")
     _wait_options(agent)
 
-    agents = add("agents", cmd_agents, "the agent board: each agent's best suite score on a hardware")
+    agents = add("agents", cmd_agents, "the agent board: each finished upload's suite score and "
+                                        "generalization figures on a hardware")
     agents.add_argument("--hardware", default="cpu", help="the hardware slug (default cpu)")
+    agents.add_argument("--task-type", default=None, help="the figures over this task type's problems")
+
+    results = add("agent-results", cmd_agent_results,
+                  "one agent upload problem by problem, per task type and per hardware")
+    results.add_argument("id", type=int, help="the agent submission's id")
+
+    versus_agent = add("agent-compare", cmd_agent_compare, "two agent uploads problem by problem, b minus a")
+    versus_agent.add_argument("a", type=int, help="an agent submission's id")
+    versus_agent.add_argument("b", type=int, help="another agent submission's id")
+    versus_agent.add_argument("--hardware", default=None, help="default: the first hardware both ran on")
 
     add("agent-submissions", cmd_agent_submissions, "your agent submissions, newest first")
 
@@ -372,9 +385,21 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
                       str(e.get("submissions", "")), str(e.get("submission") or "-"),
                       _when(e.get("last_improved")))
     console.print(table)
+    console.print(_confirmations(entries))
     if document.get("timing_note"):
         console.print(document["timing_note"])
     return EXIT_OK
+
+
+def _confirmations(entries: list[dict[str, Any]]) -> str:
+    """Which entries a second run confirmed or disputed, and which are provisional, in one line under
+    the table (docs/scoring.md, "Confirmed leaders"): a column would not fit its width."""
+    by_label: dict[str, list[str]] = {}
+    for e in entries:
+        by_label.setdefault(e.get("confirmation") or "provisional", []).append(e["user"])
+    words = {"confirmed": "confirmed by a second run", "disputed": "disputed by a second run, under review",
+             "provisional": "provisional"}
+    return "; ".join(f"{words[label]}: {', '.join(by_label[label])}" for label in words if label in by_label)
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
@@ -641,7 +666,8 @@ def print_submission(document: Mapping[str, Any], console: Console) -> None:
         if any(row.get("profile") for row in results):  # a profile run's kernels, as eval prints them
             from solarena.cli import print_profiles  # the local instrument: imported only when needed
 
-            print_profiles({"workloads": results}, console)
+            print_profiles({"workloads": results}, console,
+                           stored_report=_profile_report(document["id"], evaluation["hardware"]))
         for note in notes:
             console.print(note, highlight=False)
         aggregates = evaluation.get("aggregates") or {}
@@ -653,6 +679,12 @@ def print_submission(document: Mapping[str, Any], console: Console) -> None:
             parts.append(f"cond. correct {numbers.share(aggregates['conditional_correctness'])}")
         if parts:
             console.print("  ".join(parts))
+
+
+def _profile_report(submission: int, hardware: str) -> Callable[[str], str]:
+    """Where the owner downloads a workload's Nsight Compute report (docs/api.md)."""
+    base = f"/api/v1/submissions/{submission}/profile/{hardware}"
+    return lambda uuid: f"{base}/{quote(uuid)}.ncu-rep on the server"
 
 
 # ---------------------------------------------------------------- agent bundles
@@ -692,7 +724,8 @@ def cmd_submit_agent(args: argparse.Namespace) -> int:
 
 
 def _check_bundle(client: Client, name: str, data: bytes, args: argparse.Namespace) -> int:
-    report = client.post("agent-submissions/", params={"validate": 1}, data={"hardware": args.hardware},
+    report = client.post("agent-submissions/", params={"validate": 1},
+                         data={"hardware": args.hardware, "mode": args.mode},
                          files={"file": (name, data, "application/octet-stream")})
     if args.json:
         _print_json(report)
@@ -715,28 +748,36 @@ def _check_bundle(client: Client, name: str, data: bytes, args: argparse.Namespa
 
 
 def cmd_agents(args: argparse.Namespace) -> int:
+    params = {"hardware": args.hardware, **({"task_type": args.task_type} if args.task_type else {})}
     with _client(args) as client:
-        document = client.get("leaderboards/agents/", params={"hardware": args.hardware})
+        document = client.get("leaderboards/agents/", params=params)
+    return _print_agents(document, args, agent_tables.print_board)
+
+
+def cmd_agent_results(args: argparse.Namespace) -> int:
+    with _client(args) as client:
+        document = client.get(f"agent-submissions/{args.id}/results/")
+    return _print_agents(document, args, agent_tables.print_upload)
+
+
+def cmd_agent_compare(args: argparse.Namespace) -> int:
+    params = {"a": args.a, "b": args.b, **({"hardware": args.hardware} if args.hardware else {})}
+    with _client(args) as client:
+        document = client.get("agent-submissions/compare/", params=params)
+    return _print_agents(document, args, agent_tables.print_comparison)
+
+
+def _print_agents(document: dict[str, Any], args: argparse.Namespace,
+                  printer: Callable[[Mapping[str, Any], Console], None]) -> int:
     if args.json:
         _print_json(document)
         return EXIT_OK
     console = _out()
-    entries = document.get("entries") or []
-    if not entries:
-        console.print(f"agents on {document['hardware']}: no entries yet")
-        return EXIT_OK
-    table = Table(title=f"agents on {document['hardware']} (suite score: mean over every current problem)")
-    for column, numeric in (("rank", True), ("agent", False), ("version", False), ("model", False),
-                            ("owner", False), ("team", False), ("suite score", True), ("uploads", True),
-                            ("best upload", True), ("uploaded", False)):
-        table.add_column(column, overflow="fold", justify="right" if numeric else "left")
-    for e in entries:
-        table.add_row(str(e["rank"]), e["agent"], e["version"], e["model"], e["user"], e.get("team") or "",
-                      _score(e["score"]), str(e["submissions"]), str(e["agent_submission"]),
-                      _when(e.get("submitted_at")))
-    console.print(table)
-    if _timing_note(document):
-        console.print(_timing_note(document), highlight=False)
+    printer(document, console)
+    hardware = document.get("hardware")
+    note = timing_note(hardware) if isinstance(hardware, str) else ""
+    if note:
+        console.print(note, highlight=False)
     return EXIT_OK
 
 

@@ -246,6 +246,12 @@ SOLARENA_EVAL_MAX_PROCESSES = env_int("SOLARENA_EVAL_MAX_PROCESSES", 64)
 SOLARENA_EVAL_MAX_OPEN_FILES = env_int("SOLARENA_EVAL_MAX_OPEN_FILES", 4096)
 SOLARENA_WORKLOAD_SECONDS = env_int("SOLARENA_WORKLOAD_SECONDS", 60)
 SOLARENA_EVAL_SECONDS = env_int("SOLARENA_EVAL_SECONDS", 1800)
+# Profile runs on a GPU worker under Nsight Compute (evaluator/ncu_runs.py): `auto` takes the ncu on
+# PATH, `off` keeps torch's profiler, anything else is ncu's path as the sandbox sees it (docker: in
+# the image). The reports kept for their owner are bounded one by one and per evaluation.
+SOLARENA_NCU = env_str("SOLARENA_NCU", "auto")
+SOLARENA_NCU_REPORT_BYTES = env_int("SOLARENA_NCU_REPORT_BYTES", 8 << 20)
+SOLARENA_NCU_EVALUATION_BYTES = env_int("SOLARENA_NCU_EVALUATION_BYTES", 32 << 20)
 # Which parts each hardware's evaluators have, as JSON {"slug" or "*": [part, ...]}
 # (evaluator/toolchains.py); empty: the bundled images' (docs/solution-format.md, "Languages").
 SOLARENA_TOOLCHAINS = env_str("SOLARENA_TOOLCHAINS", "")
@@ -294,7 +300,9 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {"StatusEnum": "api.serializers.AGENT_STATUSES",
                             "TraceStatusEnum": "evaluator.harness.status.ALL",
                             "AvailabilityStateEnum": "evaluator.workers.STATES",
-                            "EvaluationStateEnum": "evaluator.models.EVALUATION_STATES"},
+                            "EvaluationStateEnum": "evaluator.models.EVALUATION_STATES",
+                            "EntryConfirmationEnum": "evaluator.confirmations.LABELS",
+                            "EvaluationConfirmationEnum": "evaluator.confirmations.STATES"},
 }
 
 # Quotas: submissions one participant may make per problem in any 24 hours (evaluations the

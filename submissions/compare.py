@@ -11,6 +11,7 @@ from typing import Any
 
 from django.db.models import Prefetch
 
+from evaluator.counting import counted
 from evaluator.harness import status
 from evaluator.hidden_results import hidden_summary, visible_results
 from evaluator.models import Evaluation, WorkloadResult
@@ -67,8 +68,7 @@ def compare(a_id: int, b_id: int, hardware: str | None = None, viewer: Any = Non
     benchmark run of someone else's), CannotCompare for two problems, or no hardware (or an
     ambiguous one) both were evaluated on."""
     results = WorkloadResult.objects.select_related("workload").order_by("workload__position")
-    evaluations = Evaluation.objects.select_related("hardware").prefetch_related(
-        Prefetch("results", queryset=results))
+    evaluations = counted().select_related("hardware").prefetch_related(Prefetch("results", queryset=results))
     found = {s.pk: s for s in Submission.objects.select_related("problem", "owner").prefetch_related(
         Prefetch("evaluations", queryset=evaluations)).filter(pk__in=[a_id, b_id])}
     for wanted in (a_id, b_id):
@@ -106,11 +106,9 @@ def _slugs(submission: Submission) -> list[str]:
 
 
 def _on(submission: Submission, slug: str) -> Evaluation:
-    """The submission's evaluation on the hardware: the one that counts where a rescore replaced
-    another (newest first), a finished one before one still pending."""
-    there = [e for e in submission.evaluations.all() if e.hardware.slug == slug]
-    counted = [e for e in there if not e.superseded] or there
-    return next((e for e in counted if e.state == Evaluation.SCORED), counted[0])
+    """The submission's evaluation on the hardware: the one that counts (evaluator.counting; the
+    evaluations are prefetched from counted())."""
+    return next(e for e in submission.evaluations.all() if e.hardware.slug == slug)
 
 
 def _side(submission: Submission, evaluation: Evaluation) -> Side:

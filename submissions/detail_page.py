@@ -49,8 +49,8 @@ def prepare(evaluation: Evaluation, details_visible: bool) -> Evaluation:
         hidden=evaluation.hidden.total if evaluation.hidden else 0)
     evaluation.roofline_chart = roofline_chart(
         [(_label(row), row["status"], row.get("roofline")) for row in evaluation.rows])
-    # A profile run's kernel lists (its submission is private: the owner's, and staff's)
-    evaluation.profiled = [(_label(row), row["profile"]) for row in evaluation.rows
+    # A profile run's kernel lists (its submission is private: the owner's, and staff's), by workload
+    evaluation.profiled = [(_label(row), row["profile"], row["uuid"]) for row in evaluation.rows
                            if details_visible and row.get("profile")]
     evaluation.summary = evaluation.aggregates or {}
     evaluation.live_progress = progress(evaluation) if evaluation.state == Evaluation.RUNNING else None
@@ -109,4 +109,6 @@ def _label(row: dict[str, Any]) -> str:
 
 
 def any_live(evaluations: list[Evaluation]) -> bool:
-    return any(e.state in LIVE for e in evaluations)
+    """Whether the page polls: while an evaluation is queued or running, but for a confirmation run,
+    which the page shows only once it finished."""
+    return any(e.state in LIVE for e in evaluations if e.confirms_id is None)

@@ -20,6 +20,7 @@ from django.utils import timezone
 
 from evaluator import modes
 from evaluator import services as evaluations
+from evaluator.counting import counted
 from evaluator.jobs import SolutionFiles
 from evaluator.models import Evaluation
 from evaluator.toolchains import UnsupportedLanguage as UnsupportedLanguage
@@ -76,6 +77,19 @@ class ProblemNamedTwice(BundleProblemsError):
                          "nothing of it was stored (one solution per problem)")
 
 
+class VersionTaken(Exception):
+    """The owner already has a ranked upload of this agent name and version: each version is its own
+    entry on the agent board, so a version is uploaded once (a test or benchmark run may repeat one)."""
+
+    def __init__(self, earlier: AgentSubmission) -> None:
+        self.earlier = earlier
+        super().__init__(
+            f"{earlier.name!r} version {earlier.version!r} is already uploaded (agent submission "
+            f"#{earlier.pk}, {earlier.created:%Y-%m-%d %H:%M} UTC); nothing was stored: give this run "
+            "another version (each version is its own entry on the agent board; a test or benchmark "
+            "upload may repeat one)")
+
+
 class NotCancellable(Exception):
     """Nothing of the submission is still queued, so there is nothing to cancel."""
 
@@ -125,8 +139,9 @@ def create_agent_submission(owner: AbstractBaseUser, bundle: Bundle, hardware: l
     every hardware, all in one transaction. The bundle names each problem by its slug or its name.
     Raises UnknownProblems when a problem does not exist, ProblemNamedTwice when two solutions are
     for one problem, SubmittingTooFast past the owner's submissions per minute (the bundle counts as
-    one), TooManyInFlight when all its evaluations would be too many at once, and QuotaExceeded when
-    one problem is over the daily quota; either way nothing is stored."""
+    one), TooManyInFlight when all its evaluations would be too many at once, QuotaExceeded when
+    one problem is over the daily quota, and VersionTaken when a ranked upload repeats a version;
+    either way nothing is stored."""
     if not hardware:
         raise ValueError("an agent submission needs at least one hardware to run on")
     check_served(hardware)
@@ -134,6 +149,7 @@ def create_agent_submission(owner: AbstractBaseUser, bundle: Bundle, hardware: l
         _lock(owner)
         names = list(bundle.solutions)
         problems = _bundle_problems(bundle)
+        check_version(owner, bundle.manifest, mode)
         _check_rate(owner)
         _check_in_flight(owner, len(names) * len(hardware), what="this bundle")
         agent = _store_agent(owner, bundle.manifest, dict(bundle.logs), mode)
@@ -170,14 +186,17 @@ class CheckedSolution:
     syntax_errors: list[str]  # "path:line: message" of each Python source that does not compile
 
 
-def check_agent_bundle(bundle: Bundle, hardware: list[Hardware]) -> list[CheckedSolution]:
+def check_agent_bundle(owner: AbstractBaseUser, bundle: Bundle, hardware: list[Hardware],
+                       mode: str = modes.RANKED) -> list[CheckedSolution]:
     """What uploading the bundle would do, without storing or evaluating anything (the dry run):
-    raises as create_agent_submission does for unknown or twice-named problems, languages the
-    hardware cannot run and hardware no worker serves; each solution's Python sources compiled."""
+    raises as create_agent_submission does for unknown or twice-named problems, a repeated version,
+    languages the hardware cannot run and hardware no worker serves; each solution's Python sources
+    compiled."""
     if not hardware:
         raise ValueError("an agent submission needs at least one hardware to run on")
     check_served(hardware)
     problems = _bundle_problems(bundle)
+    check_version(owner, bundle.manifest, mode)
     checked = []
     for name, files in bundle.solutions.items():
         language = infer_language(files.files, files.entry)
@@ -206,9 +225,21 @@ def create_agent_solution(owner: AbstractBaseUser, manifest: AgentManifest, prob
     submission of that one problem, stored with it in one transaction, under the same limits."""
     with transaction.atomic():
         _lock(owner)
+        check_version(owner, manifest, modes.RANKED)
         _check_rate(owner)
         agent = _store_agent(owner, manifest, {})
         return create_submission(owner, problem, files, language, hardware, agent_submission=agent)
+
+
+def check_version(owner: AbstractBaseUser, manifest: AgentManifest, mode: str) -> None:
+    """VersionTaken when a ranked upload would repeat one of the owner's ranked agent versions. Run
+    under the owner's lock (_lock), so two racing uploads of one version cannot both pass."""
+    if not modes.is_ranked(mode):
+        return
+    earlier = (AgentSubmission.objects.filter(owner=owner, name=manifest.name, version=manifest.version,
+                                              mode=modes.RANKED).order_by("created", "pk").first())
+    if earlier is not None:
+        raise VersionTaken(earlier)
 
 
 def check_languages(files: SolutionFiles, language: str, hardware: list[Hardware]) -> None:
@@ -309,10 +340,9 @@ def _check_quota(owner: AbstractBaseUser, problem: Problem, mode: str = modes.RA
 
 def in_flight(owner: AbstractBaseUser) -> int:
     """The owner's evaluations queued or running now (finished, failed and cancelled ones are not;
-    nor the platform's own rescores under a newer harness)."""
+    nor the platform's own runs: rescores under a newer harness, confirmation runs of leaders)."""
     pending = (Evaluation.QUEUED, Evaluation.RUNNING)
-    return Evaluation.objects.filter(submission__owner=owner, state__in=pending,
-                                     rescore_of__isnull=True).count()
+    return counted().filter(submission__owner=owner, state__in=pending).count()
 
 
 def _check_in_flight(owner: AbstractBaseUser, adding: int, what: str = "this submission") -> None:
@@ -337,8 +367,9 @@ def set_published(submission: Submission, published: bool) -> Submission:
 
 def cancel_submission(submission: Submission) -> int:
     """Cancel the submission's evaluations that no worker has claimed yet; returns how many.
-    Raises NotCancellable when none is left queued (running and finished ones stay as they are)."""
-    cancelled = Evaluation.objects.filter(submission=submission, state=Evaluation.QUEUED).update(
+    Raises NotCancellable when none is left queued (running and finished ones stay as they are; the
+    platform's own runs, rescores and confirmations, are not the owner's to cancel)."""
+    cancelled = counted().filter(submission=submission, state=Evaluation.QUEUED).update(
         state=Evaluation.CANCELLED, finished_at=timezone.now(), lease_until=None)
     page_stamps.drop(page_stamps.submission(submission.pk))
     if cancelled == 0:

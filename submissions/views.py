@@ -50,7 +50,8 @@ def submit(request: HttpRequest) -> HttpResponse:
                 else:
                     submission = services.create_agent_solution(request.user, data["agent"], data["problem"],
                                                                 data["files"], data["language"], hardware)
-            except (services.QuotaExceeded, services.UnsupportedLanguage, services.NoWorkerOnline) as exc:
+            except (services.QuotaExceeded, services.UnsupportedLanguage, services.NoWorkerOnline,
+                    services.VersionTaken) as exc:
                 form.add_error(None, str(exc))
             else:
                 return redirect("submission", submission_id=submission.pk)

@@ -4,14 +4,16 @@ the harness on one workload under `ncu`, and a parser of the report it exports, 
 
 Only the kernels the solution's process launches inside the NVTX range it pushes around each
 profiled call (RANGE) are profiled: the correctness rounds, the reference and the harness's own
-kernels run unprofiled. No torch here: the trusted CLI imports it."""
+kernels run unprofiled. The report is written inside the sandbox, where the solution could write it
+too: what the parser reads back is bounded and checked, and never enters a score. No torch here:
+the trusted CLI imports it. Running it all: evaluator/ncu_runs.py."""
 
 from __future__ import annotations
 
 import csv
 import io
+import math
 import shutil
-import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -44,10 +46,12 @@ def find_ncu() -> str | None:
 
 
 def prefix(ncu: str, export: Path, launches: int = MAX_LAUNCHES) -> list[str]:
-    """What goes before the harness's own command line to run it under ncu, writing `export`."""
+    """What goes before the harness's own command line to run it under ncu, writing `export`.
+    ncu's own lines (==PROF==) go to stderr: its stdout is the harness's, the results channel."""
     sections = [arg for name in SECTIONS for arg in ("--section", name)]
     return [ncu, "--target-processes", "all", "--nvtx", "--nvtx-include", f"{RANGE}/", *sections,
-            "--launch-count", str(launches), "--export", str(export), "--force-overwrite"]
+            "--launch-count", str(launches), "--log-file", "stderr", "--export", str(export),
+            "--force-overwrite"]
 
 
 def command(ncu: str, export: Path, harness_argv: Sequence[str]) -> list[str]:
@@ -57,17 +61,6 @@ def command(ncu: str, export: Path, harness_argv: Sequence[str]) -> list[str]:
 def import_command(ncu: str, report: Path) -> list[str]:
     """Base units (nsecond, byte), so no value depends on ncu's choice of prefix."""
     return [ncu, "--import", str(report), "--csv", "--page", "details", "--print-units", "base"]
-
-
-def read_report(ncu: str, report: Path, timeout: float = 300.0) -> list[dict[str, Any]]:
-    """The kernels of an exported report (parse_details)."""
-    try:
-        out = subprocess.run(import_command(ncu, report), capture_output=True, text=True, timeout=timeout)
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        raise NcuError(f"ncu --import {report}: {exc}") from None
-    if out.returncode != 0:
-        raise NcuError(f"ncu --import {report} exited with {out.returncode}: {out.stderr.strip()[-500:]}")
-    return parse_details(out.stdout)
 
 
 def parse_details(text: str) -> list[dict[str, Any]]:
@@ -132,9 +125,10 @@ def _number(text: str) -> float | None:
     if not text or text.lower() in ("n/a", "nan", "inf", "-inf"):
         return None
     try:
-        return float(text)
+        number = float(text)
     except ValueError:
         return None
+    return number if math.isfinite(number) else None  # "1e999" reads as inf
 
 
 def _value(text: str, unit: str, want: str) -> float | None:
@@ -150,10 +144,10 @@ def _value(text: str, unit: str, want: str) -> float | None:
 
 
 def _dims(text: str | None) -> list[int] | None:
-    """"(256, 1, 1)" -> [256, 1, 1]; None where ncu gave none."""
+    """"(256, 1, 1)" -> [256, 1, 1]; None where ncu gave none, or no launch size."""
     parts = (text or "").strip().strip("()").split(",")
     try:
         dims = [int(p) for p in parts if p.strip()]
     except ValueError:
         return None
-    return dims or None
+    return dims if 0 < len(dims) <= 3 and all(d >= 0 for d in dims) else None

@@ -32,3 +32,11 @@ def mean_error(errors: Iterable[float], count: int) -> float:
 
 def ci95(error: float) -> float:
     return Z95 * error
+
+
+def indistinguishable(a: float, a_ci95: float | None, b: float, b_ci95: float | None, noise: float) -> bool:
+    """Whether two scores differ by no more than the measurements can tell: by no more than their two
+    95% half-widths together, or than the hardware's run-to-run noise (`noise`, a share of the higher
+    score). The boards tie ranks by it and confirmation runs agree by it (docs/scoring.md)."""
+    apart = abs(a - b)
+    return apart <= (a_ci95 or 0.0) + (b_ci95 or 0.0) or apart <= noise * max(a, b)

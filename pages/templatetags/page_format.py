@@ -31,6 +31,16 @@ def score(value: Any) -> str:
 
 
 @register.filter
+def delta(value: Any) -> str:
+    """A difference with its sign (+0.120, -0.0500, +2, 0), as `score` writes the number (a count as
+    a whole number); a dash for none."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return f"{value:+d}" if value else "0"
+    text = numbers.significant(value)
+    return f"+{text}" if text not in (DASH, "0") and not text.startswith("-") else text
+
+
+@register.filter
 def axes(values: Any) -> str:
     """Workload axes as `batch=4, n=128`."""
     if not isinstance(values, Mapping):

@@ -277,26 +277,27 @@ def upload_scored(user: AbstractBaseUser, scores: list[float], **manifest: Any) 
     return agent_id
 
 
-def test_the_agent_board_ranks_each_agents_best_finished_suite(
-        problems: list[Problem], cpu: Hardware) -> None:
+def test_the_agent_board_ranks_each_finished_upload(problems: list[Problem], cpu: Hardware) -> None:
     alice, bob = factories.make_user("alice"), factories.make_user("bob")
-    upload_scored(alice, [0.3, 0.3, 0.3], version="1.0")                 # 0.3
-    best_alice = upload_scored(alice, [0.9, 0.6, 0.3], version="2.0")    # 0.6, her best
-    upload_scored(alice, [0.6, 0.0, 0.0], name="other-agent")            # 0.2, another agent
+    alice_first = upload_scored(alice, [0.3, 0.3, 0.3], version="1.0")   # 0.3
+    best_alice = upload_scored(alice, [0.9, 0.6, 0.3], version="2.0")    # 0.6
+    other = upload_scored(alice, [0.6, 0.0, 0.0], name="other-agent")    # 0.2, another agent
     bob_first = upload_scored(bob, [0.6, 0.6, 0.3])                      # 0.5
-    upload_scored(bob, [0.5, 0.5, 0.5])                                  # 0.5, a tie: the earlier stays
+    bob_later = upload_scored(bob, [0.5, 0.5, 0.5], version="1.3.0")     # 0.5, a tie: the earlier first
     unfinished = send_bundle(client_for(bob), zipped(good_files(name="fast-agent"))).json()["id"]
     set_evaluations(unfinished, "cpu", scale_shift=scored(1.0), scale_shift_v2=scored(1.0))
 
     response = client_for(None).get(BOARD, {"hardware": "cpu"})
     assert response.status_code == 200, response.content
     body = response.json()
-    assert body["hardware"] == "cpu"
+    assert (body["hardware"], body["task_type"], body["problems"]) == ("cpu", None, 3)
     rows = [(e["rank"], e["agent"], e["user"], e["version"], e["agent_submission"], round(e["score"], 6),
-             e["submissions"]) for e in body["entries"]]
-    assert rows == [(1, "kernel-agent", "alice", "2.0", best_alice, 0.6, 2),
-                    (2, "kernel-agent", "bob", "1.2.0", bob_first, 0.5, 2),
-                    (3, "other-agent", "alice", "1.2.0", rows[2][4], 0.2, 1)]
+             e["solved"]) for e in body["entries"]]
+    assert rows == [(1, "kernel-agent", "alice", "2.0", best_alice, 0.6, 3),
+                    (2, "kernel-agent", "bob", "1.2.0", bob_first, 0.5, 3),
+                    (3, "kernel-agent", "bob", "1.3.0", bob_later, 0.5, 3),
+                    (4, "kernel-agent", "alice", "1.0", alice_first, 0.3, 3),
+                    (5, "other-agent", "alice", "1.2.0", other, 0.2, 1)]
     factories.make_hardware("h200")
     assert client_for(None).get(BOARD, {"hardware": "h200"}).json()["entries"] == []
     assert client_for(None).get(BOARD, {"hardware": "tpu9"}).status_code == 404

@@ -30,7 +30,7 @@ V1 = "/api/v1/"
 def bundle() -> SimpleUploadedFile:
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as archive:
-        archive.writestr("manifest.json", json.dumps({"name": "a", "version": "1", "model": "m"}))
+        archive.writestr("manifest.json", json.dumps({"name": "a", "version": "2", "model": "m"}))
         archive.writestr("scale_shift.py", factories.CORRECT)
     return SimpleUploadedFile("agent.zip", buffer.getvalue())
 
@@ -81,10 +81,16 @@ ENDPOINTS: list[tuple[str, Request, dict[str, int]]] = [
      OWNER_OR_ADMIN),
     ("DELETE agent submission", lambda api, ids: api.delete(f"{V1}agent-submissions/{ids['agent']}/"),
      {"anonymous": 401, "owner": 405, "other": 405, "admin": 405}),
+    ("GET agent results", lambda api, ids: api.get(f"{V1}agent-submissions/{ids['agent']}/results/"), ANYONE),
+    ("GET agent compare", lambda api, ids: api.get(f"{V1}agent-submissions/compare/",
+                                                   {"a": ids["agent"], "b": ids["agent"]}), ANYONE),
     ("POST problems", lambda api, ids: api.post(f"{V1}problems/", {}), dict.fromkeys(ROLES, 405)),
     ("DELETE hardware", lambda api, ids: api.delete(f"{V1}hardware/cpu/"), dict.fromkeys(ROLES, 405)),
     ("GET evaluation trace", lambda api, ids: api.get(f"{V1}evaluations/{ids['evaluation']}/trace/"),
      {"anonymous": 401, "owner": 409, "other": 404, "admin": 409}),  # queued: no results yet
+    ("GET profile report", lambda api, ids: api.get(
+        f"{V1}submissions/{ids['submission']}/profile/cpu/any.ncu-rep"),
+     dict.fromkeys(ROLES, 404)),  # no profile run here (tests/api/test_profile_report_api.py)
 ]
 
 

@@ -18,7 +18,7 @@ ENDPOINTS = {
     "/api/v1/submissions/{id}/cancel/",
     "/api/v1/leaderboards/{problem}/{hardware}/", "/api/v1/agent-submissions/",
     "/api/v1/agent-submissions/{id}/", "/api/v1/leaderboards/agents/",
-    "/api/v1/evaluations/{id}/trace/",
+    "/api/v1/evaluations/{id}/trace/", "/api/v1/submissions/{id}/profile/{hardware}/{workload}.ncu-rep",
 }
 
 

@@ -97,12 +97,14 @@ def test_agent_submissions_share_the_submissions_throttle(problem: Problem, cpu:
     api = client_for(factories.make_user())
     with override_settings(SUBMISSION_RATE="2/minute"):
         assert upload(api).status_code == 201
-        archive = io.BytesIO()
-        with zipfile.ZipFile(archive, "w") as bundle:
-            bundle.writestr("manifest.json", json.dumps({"name": "a", "version": "1", "model": "m"}))
-            bundle.writestr("scale_shift.py", factories.CORRECT)
+        versions = iter(["1", "2"])
 
         def send_bundle() -> Any:
+            archive = io.BytesIO()
+            with zipfile.ZipFile(archive, "w") as bundle:
+                manifest = {"name": "a", "version": next(versions), "model": "m"}
+                bundle.writestr("manifest.json", json.dumps(manifest))
+                bundle.writestr("scale_shift.py", factories.CORRECT)
             return api.post("/api/v1/agent-submissions/", {
                 "file": SimpleUploadedFile("agent.zip", archive.getvalue()), "hardware": ["cpu"]},
                 format="multipart")

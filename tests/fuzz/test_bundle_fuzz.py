@@ -7,6 +7,7 @@ gets a server error. (tests/api/test_agent_submissions_api.py has the hand-picke
 from __future__ import annotations
 
 import gzip
+import json
 import os
 import random
 import zipfile
@@ -22,7 +23,7 @@ from rest_framework.test import APIClient
 from evaluator.models import Evaluation
 from submissions.models import AgentSubmission, Submission
 from tests.api.support import client_for
-from tests.fuzz.archives import ARCHIVERS, GOOD, Entry, files, tar_gz_of, zip_of
+from tests.fuzz.archives import ARCHIVERS, GOOD, MANIFEST, Entry, files, tar_gz_of, zip_of
 from tests.platform import factories
 
 pytestmark = pytest.mark.django_db
@@ -68,8 +69,9 @@ def assert_refused(api: APIClient, data: bytes, name: str, words: str = "") -> s
 
 def test_the_good_bundle_is_accepted_in_both_formats(api: APIClient) -> None:
     """The base every case below spoils: accepted as it is."""
-    for kind, archive in ARCHIVERS.items():
-        response = upload(api, archive(files()), f"agent.{kind}")
+    for kind, archive in ARCHIVERS.items():  # a version of its own each: a repeated one is refused
+        manifest = {**MANIFEST, "version": kind}
+        response = upload(api, archive(files({"manifest.json": json.dumps(manifest)})), f"agent.{kind}")
         assert response.status_code == 201, response.content
     assert rows() == (2, 2, 2)
 

@@ -52,6 +52,16 @@ def test_launches_of_one_kernel_are_summed() -> None:
     assert kernel["dram_throughput_pct"] == pytest.approx(61.87)  # the launch that reported it
 
 
+def test_what_no_honest_report_holds_is_dropped() -> None:
+    """The solution can rewrite the report ncu exports beside it: a number that is not finite, or
+    a launch size of more than three dimensions, reads as none."""
+    forged = (DETAILS.replace('"usecond","3.42"', '"usecond","1e999"')
+              .replace('"(1024, 1, 1)"', '"(1, 2, 3, 4)"'))
+    first = ncu.parse_details(forged)[0]
+    assert first["duration_ms"] is None and first["grid"] is None
+    assert first["block"] == [256, 1, 1]
+
+
 def test_output_without_a_table_says_so() -> None:
     with pytest.raises(ncu.NcuError, match="no CSV header"):
         ncu.parse_details("==PROF== Disconnected from process 1\n")
@@ -64,6 +74,7 @@ def test_the_command_line_profiles_only_the_solutions_profiled_calls(tmp_path: P
     assert argv[0] == "/opt/ncu"
     assert argv[argv.index("--nvtx-include") + 1] == f"{RANGE}/"  # the push/pop range of profiling.py
     assert "--nvtx" in argv and "--force-overwrite" in argv
+    assert argv[argv.index("--log-file") + 1] == "stderr"  # ncu's ==PROF== lines: off the results channel
     assert argv[argv.index("--export") + 1] == str(export)
     assert argv[argv.index("--target-processes") + 1] == "all"  # the solution's process is a child
     sections = [argv[i + 1] for i, arg in enumerate(argv) if arg == "--section"]

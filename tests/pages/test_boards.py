@@ -220,7 +220,7 @@ def test_agent_board_shows_name_version_model_and_owner(client: Client, cpu: Har
     factories.make_agent_run(ada, "kernelsmith", {problem: 0.8, other: None}, cpu, "2.1", "m-large")
     factories.make_agent_run(bob, "tritonbot", {problem: 0.6, other: 0.6}, cpu, "0.3", "m-small")
     rows = table(client, "/boards/agents/cpu/")
-    assert [r[:8] for r in rows] == [["1", "tritonbot", "0.3", "m-small", "bob", "", "0.600", "1"],
+    assert [r[:8] for r in rows] == [["1", "tritonbot", "0.3", "m-small", "bob", "", "0.600", "2"],
                                      ["2", "kernelsmith", "2.1", "m-large", "ada", "", "0.400", "1"]]
     assert [r[1] for r in table(client, "/boards/agents/cpu/", sort="agent")] == ["kernelsmith", "tritonbot"]
     rows = list(csv.DictReader(io.StringIO(download(client, "/boards/agents/cpu/", "csv").content.decode())))

@@ -53,4 +53,4 @@ def test_the_agent_page_says_what_happened(client: Client, problem: Problem, cpu
         verdict = "COMPILE_ERROR" if workload.visibility == Workload.VISIBLE else "RUNTIME_ERROR"
         WorkloadResult.objects.create(evaluation=evaluation, workload=workload, status=verdict, sol_ms=0.5,
                                       score=0.0)
-    assert '<span class="state-failed">did not compile</span> 0<' in text(client, "/agents/ada/bot/")
+    assert '<span class="state-failed">did not compile</span></a></td>' in text(client, "/agents/ada/bot/")

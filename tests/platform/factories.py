@@ -173,3 +173,33 @@ def make_probe(owner: AbstractBaseUser, problem: Problem, cpu: Hardware, hidden_
         Evaluation.objects.filter(pk=evaluation.pk).update(created=when, started_at=when, finished_at=when)
         Submission.objects.filter(pk=evaluation.submission_id).update(created=when)
     return evaluation.submission_id
+
+
+def workload_aggregates(visible: list[float | None], hidden: list[float | None]) -> dict[str, Any]:
+    """An evaluation's aggregates as build_report makes them, from each workload's score (None: it
+    failed), visible ones first."""
+    from evaluator.scoring.score import WorkloadOutcome, problem_aggregates
+
+    outcomes = [WorkloadOutcome(uuid=f"w{i}", visibility=visibility, status="PASSED" if s is not None
+                                else "INCORRECT_NUMERICAL", score=s or 0.0)
+                for i, (visibility, s) in enumerate([("visible", s) for s in visible]
+                                                    + [("hidden", s) for s in hidden])]
+    return problem_aggregates(outcomes).to_dict()
+
+
+def make_agent_upload(owner: AbstractBaseUser, name: str, runs: dict[Problem, dict[str, Any] | None],
+                      hardware: Hardware, version: str = "1.0", model: str = "a-model", **fields: Any) -> Any:
+    """An agent submission with one finished evaluation per problem on `hardware`: scored with the
+    given aggregates (workload_aggregates), or failed on the platform where they are None."""
+    from submissions.models import AgentSubmission
+
+    agent = AgentSubmission.objects.create(owner=owner, name=name, version=version, model=model, **fields)
+    for problem, aggregates in runs.items():
+        submission = Submission.objects.create(owner=owner, problem=problem, language="python",
+                                               sources={"solution.py": CORRECT}, entry="solution.py",
+                                               agent_submission=agent, mode=agent.mode)
+        state = Evaluation.FAILED if aggregates is None else Evaluation.SCORED
+        Evaluation.objects.create(submission=submission, hardware=hardware, seed=1, state=state,
+                                  score=None if aggregates is None else aggregates["score"],
+                                  aggregates=aggregates or {}, finished_at=agent.created)
+    return agent

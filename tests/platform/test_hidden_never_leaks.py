@@ -48,9 +48,9 @@ def test_hidden_failures_are_reported_without_their_shapes(caplog: pytest.LogCap
     reports: list[dict[str, Any]] = []
     real_ingest = services.ingest
 
-    def spy(evaluation_id: int, worker: str, report: dict[str, Any]) -> bool:
+    def spy(evaluation_id: int, worker: str, report: dict[str, Any], *rest: Any) -> bool:
         reports.append(report)
-        return real_ingest(evaluation_id, worker, report)
+        return real_ingest(evaluation_id, worker, report, *rest)
 
     caplog.set_level(logging.DEBUG)
     with mock.patch.object(services, "ingest", spy):

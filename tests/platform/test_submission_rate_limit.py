@@ -6,6 +6,7 @@ the message and the API answers 429 with Retry-After; nothing is stored."""
 from __future__ import annotations
 
 import io
+import itertools
 import json
 import zipfile
 from datetime import timedelta
@@ -51,10 +52,15 @@ def form_post(client: Client) -> Any:
                                     "file": SimpleUploadedFile("solution.py", factories.CORRECT.encode())})
 
 
+VERSIONS = itertools.count(1)
+
+
 def send_bundle(api: APIClient) -> Any:
+    """A bundle of a new version each time (a repeated version is refused before any limit)."""
     archive = io.BytesIO()
     with zipfile.ZipFile(archive, "w") as bundle:
-        bundle.writestr("manifest.json", json.dumps({"name": "a", "version": "1", "model": "m"}))
+        manifest = {"name": "a", "version": str(next(VERSIONS)), "model": "m"}
+        bundle.writestr("manifest.json", json.dumps(manifest))
         bundle.writestr("scale_shift.py", factories.CORRECT)
     return api.post("/api/v1/agent-submissions/", {
         "file": SimpleUploadedFile("agent.zip", archive.getvalue()), "hardware": ["cpu"]}, format="multipart")
