@@ -17,8 +17,8 @@ from django.db import connection
 
 from evaluator.models import Evaluation
 from leaderboard.models import LeaderboardEntry
-from solarena.celery import app
 from submissions.services import create_submission
+from tests.celery_broker import celery_on
 from tests.conftest import ROOT
 from tests.platform import factories
 
@@ -73,11 +73,8 @@ def broker(settings, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     url = broker_url()
     redis.Redis.from_url(url).flushdb()
     settings.CELERY_BROKER_URL = url
-    monkeypatch.setenv("CELERY_BROKER_URL", url)  # Celery reads it before its own configuration
-    previous = app.conf.broker_url
-    app.conf.broker_url = url
-    yield url
-    app.conf.broker_url = previous
+    with celery_on(url, monkeypatch):
+        yield url
 
 
 @pytest.mark.django_db(transaction=True)

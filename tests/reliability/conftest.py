@@ -16,10 +16,11 @@ import pytest
 from django.core.management import call_command
 
 from leaderboard.models import Hardware, Problem
+from tests.celery_broker import celery_on
 from tests.conftest import ROOT
 from tests.platform import factories
 from tests.reliability.servers import PostgresServer, RedisServer, postgres_bin
-from tests.reliability.stack import Stack, celery_on, orm_on
+from tests.reliability.stack import Stack, orm_on
 
 DATABASE = "solarena"
 

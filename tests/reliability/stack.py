@@ -12,7 +12,6 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import dj_database_url
 from django.db import DatabaseError, connection, connections
@@ -20,7 +19,6 @@ from django.db.utils import load_backend
 
 from evaluator.models import Evaluation
 from leaderboard.models import Hardware, Problem
-from solarena.celery import app
 from submissions.services import create_submission
 from tests.conftest import ROOT
 from tests.platform import factories
@@ -187,27 +185,3 @@ def orm_on(url: str) -> Iterator[None]:
     finally:
         private.close()
         connections["default"] = original
-
-
-@contextmanager
-def celery_on(url: str, monkeypatch: Any) -> Iterator[None]:
-    """This process's Celery app sending to the broker at `url`. Celery reads CELERY_BROKER_URL before
-    its configuration, so both are set."""
-    previous = app.conf.broker_url
-    monkeypatch.setenv("CELERY_BROKER_URL", url)
-    app.conf.broker_url = url
-    _forget_connections()
-    try:
-        yield
-    finally:
-        _forget_connections()
-        app.conf.broker_url = previous
-
-
-def _forget_connections() -> None:
-    """Drop the app's broker connections and producers, which stay bound to the broker they were made
-    for (Celery does the same in a forked child; app.close() would also unregister the app)."""
-    if app._pool is not None:
-        app._pool.force_close_all()
-    app._pool = None
-    app.amqp._producer_pool = None
