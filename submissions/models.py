@@ -23,11 +23,16 @@ class AgentSubmission(models.Model):
     budget_usd = models.FloatField(null=True, blank=True)
     cost_usd = models.FloatField(null=True, blank=True)
     tokens = models.PositiveBigIntegerField(null=True, blank=True)
+    tokens_input = models.PositiveBigIntegerField(null=True, blank=True, help_text="of `tokens`, those read")
+    tokens_output = models.PositiveBigIntegerField(null=True, blank=True,
+                                                   help_text="of `tokens`, those written")
     wall_seconds = models.FloatField(null=True, blank=True)
     logs = models.JSONField(default=dict, blank=True, help_text="path in the bundle -> text")
     mode = models.CharField(max_length=12, choices=modes.MODES, default=modes.RANKED,
                             help_text="every solution's (evaluator/modes.py): only ranked uploads are on the "
                                       "agent board")
+    private = models.BooleanField(default=False,
+                                  help_text="its owner's and the admins' alone, on no board, until published")
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -51,6 +56,9 @@ class Submission(models.Model):
                                          help_text="the agent bundle this solution came in, if any")
     published = models.BooleanField(default=False,
                                     help_text="the owner has made the sources public")
+    agent_usage = models.JSONField(default=dict, blank=True,
+                                   help_text="what the agent spent on this problem, from its bundle's "
+                                             "manifest (cost_usd, tokens_input, tokens_output, wall_seconds)")
     mode = models.CharField(max_length=12, choices=modes.MODES, default=modes.RANKED,
                             help_text="what it is for (evaluator/modes.py): only ranked runs are "
                                       "on the boards")
