@@ -83,9 +83,10 @@ def parse_details(text: str) -> list[dict[str, Any]]:
                 "id": int(launch), "name": row.get("Kernel Name", ""), "grid": _dims(row.get("Grid Size")),
                 "block": _dims(row.get("Block Size")), **{field: None for field, _ in METRICS.values()}}
         metric = METRICS.get(row.get("Metric Name", ""))
-        if metric is not None:
+        if metric is not None:  # a name two sections share in other units stays the one in ours
             field, unit = metric
-            kernel[field] = _value(row.get("Metric Value", ""), row.get("Metric Unit", ""), unit)
+            value = _value(row.get("Metric Value", ""), row.get("Metric Unit", ""), unit)
+            kernel[field] = kernel[field] if value is None else value
     for kernel in kernels.values():
         shared = [kernel.pop("dynamic_shared_memory_bytes"), kernel.pop("static_shared_memory_bytes")]
         known = [int(s) for s in shared if s is not None]
@@ -140,6 +141,8 @@ def _value(text: str, unit: str, want: str) -> float | None:
         return number * _TIME_MS[unit] if unit in _TIME_MS else None
     if want == "byte":
         return number * _BYTES[unit] if unit in _BYTES else None
+    if want == "%":  # "Memory Throughput" is also in byte/second
+        return number if unit == "%" else None
     return number
 
 

@@ -35,7 +35,7 @@ def profile(tmp_path: Path, *extra: str, env: dict[str, str] | None = None) -> d
     result = subprocess.run(command, capture_output=True, text=True, timeout=600, cwd=ROOT, env=env)
     assert result.returncode == 0, result.stderr[-3000:]
     report = json.loads(result.stdout)
-    visible = [w.uuid for w in load_problem(SCALE_SHIFT).smoke_workloads]
+    visible = [w.uuid for w in load_problem(SCALE_SHIFT).workloads if w.visibility == "visible"]
     assert report["mode"] == "profile" and [r["uuid"] for r in report["workloads"]] == visible
     for row in report["workloads"]:
         assert row["status"] == "PASSED" and row["latency_ms"] is None, row

@@ -30,6 +30,16 @@ def test_each_launch_becomes_one_kernel_with_its_metrics() -> None:
     assert second["shared_memory_bytes"] is None
 
 
+def test_a_metric_name_in_another_unit_is_not_taken_for_ours() -> None:
+    """The memory section repeats "Memory Throughput" in byte/second after the speed-of-light
+    section's percentage (seen on the H200: 1.76e12 "percent"); the percentage stays."""
+    assert '"Memory Throughput","byte/second"' in DETAILS
+    assert ncu.parse_details(DETAILS)[0]["memory_throughput_pct"] == 61.87
+    only_bytes = "\n".join(line for line in DETAILS.splitlines()
+                           if not ('"Memory Throughput","%"' in line and line.startswith('"0"')))
+    assert ncu.parse_details(only_bytes)[0]["memory_throughput_pct"] is None
+
+
 def test_units_and_thousands_separators() -> None:
     gemm = ncu.parse_details(DETAILS)[2]
     assert gemm["name"] == "void gemm_kernel<float, 128, 128>(float const*, float*, int)"
