@@ -46,6 +46,10 @@ class TaskTypeFiguresSerializer(SuiteFiguresSerializer):
     task_type = serializers.CharField()
 
 
+USAGE_HELP = ("what the agent spent on this problem, as the manifest's `problems` says; null where it "
+              "does not")
+
+
 class ProblemResultSerializer(serializers.Serializer):
     """One problem of the suite in an upload on one hardware; a left-out one scores 0."""
 
@@ -73,6 +77,10 @@ class ProblemResultSerializer(serializers.Serializer):
                                                                         "- share of hidden ones passed")
     speed_gap = serializers.FloatField(allow_null=True, help_text=(
         "mean score of the passed visible workloads - that of the passed hidden ones"))
+    cost_usd = serializers.FloatField(allow_null=True, help_text=USAGE_HELP)
+    tokens_input = serializers.IntegerField(allow_null=True, help_text=USAGE_HELP)
+    tokens_output = serializers.IntegerField(allow_null=True, help_text=USAGE_HELP)
+    wall_seconds = serializers.FloatField(allow_null=True, help_text=USAGE_HELP)
 
 
 class HardwareResultsSerializer(serializers.Serializer):
@@ -92,10 +100,13 @@ class UploadResultsSerializer(serializers.Serializer):
     model = serializers.CharField()
     user = serializers.CharField(help_text="who uploaded it")
     mode = serializers.CharField()
+    private = serializers.BooleanField(help_text="kept to its owner (and the admins) until published")
     created = serializers.DateTimeField()
     cost_usd = serializers.FloatField(allow_null=True)
     budget_usd = serializers.FloatField(allow_null=True)
     tokens = serializers.IntegerField(allow_null=True)
+    tokens_input = serializers.IntegerField(allow_null=True, help_text="of `tokens`, those read")
+    tokens_output = serializers.IntegerField(allow_null=True, help_text="of `tokens`, those written")
     wall_seconds = serializers.FloatField(allow_null=True)
     hardware = HardwareResultsSerializer(many=True)
 
@@ -116,6 +127,11 @@ class AgentBoardEntrySerializer(SuiteFiguresSerializer):
     agent_submission = serializers.IntegerField(help_text="the upload's id")
     submitted_at = serializers.DateTimeField(help_text="when it was uploaded (ties go earlier)")
     cost_usd = serializers.FloatField(allow_null=True, help_text="what the run cost, as its manifest says")
+    tokens = serializers.IntegerField(allow_null=True, help_text=(
+        "the tokens it used, as its manifest says (input + output where only those are given)"))
+    tokens_input = serializers.IntegerField(allow_null=True)
+    tokens_output = serializers.IntegerField(allow_null=True)
+    wall_seconds = serializers.FloatField(allow_null=True)
     task_types = TaskTypeFiguresSerializer(many=True, help_text="the same figures over each task type")
     missing_problems = serializers.ListField(child=serializers.CharField())
     results = ProblemResultSerializer(many=True, required=False, help_text=(
@@ -183,3 +199,59 @@ class AgentComparisonSerializer(serializers.Serializer):
     worse = serializers.IntegerField(help_text="problems b scores lower on")
     task_types = ComparedTaskTypeSerializer(many=True)
     problems = ComparedProblemSerializer(many=True)
+
+
+class FrontierEntrySerializer(SuiteFiguresSerializer):
+    rank = serializers.IntegerField(help_text="its place on the agent board")
+    agent = serializers.CharField()
+    version = serializers.CharField()
+    model = serializers.CharField()
+    user = serializers.CharField()
+    team = serializers.CharField()
+    agent_submission = serializers.IntegerField(help_text="the upload's id")
+    submitted_at = serializers.DateTimeField()
+    cost_usd = serializers.FloatField(allow_null=True, help_text="what the run cost, as its manifest says")
+    tokens = serializers.IntegerField(allow_null=True)
+    tokens_input = serializers.IntegerField(allow_null=True)
+    tokens_output = serializers.IntegerField(allow_null=True)
+    wall_seconds = serializers.FloatField(allow_null=True)
+    on_frontier = serializers.BooleanField()
+
+
+class AgentFrontierSerializer(serializers.Serializer):
+    hardware = serializers.CharField()
+    problems = serializers.IntegerField(help_text="problems in the suite")
+    frontier = FrontierEntrySerializer(many=True, help_text=(
+        "the uploads no other beats on both counts (a suite score at least as high for at most the cost), "
+        "cheapest first"))
+    dominated = FrontierEntrySerializer(many=True, help_text="the other uploads with a cost, in rank order")
+    no_cost = FrontierEntrySerializer(many=True, help_text=(
+        "the uploads whose manifest gives no cost, in rank order: not compared"))
+
+
+class ToolCallSerializer(serializers.Serializer):
+    name = serializers.CharField(allow_blank=True)
+    arguments = serializers.CharField(allow_blank=True, help_text="as written when text, else its JSON")
+
+
+class TrajectoryStepSerializer(serializers.Serializer):
+    """One line of a trajectory (docs/agent-bundles.md, "Trajectories"): every text as written, whole."""
+
+    line = serializers.IntegerField(help_text="its line in the log, from 1 (blank lines are no steps)")
+    role = serializers.CharField(allow_blank=True, help_text="system, user, assistant, tool, ...")
+    content = serializers.CharField(allow_blank=True)
+    tool_calls = ToolCallSerializer(many=True)
+    result = serializers.CharField(allow_null=True,
+                                   help_text="the line's tool_result (or result); null: none")
+    problem = serializers.CharField(allow_blank=True, help_text='why the line is no step, e.g. "line 7 is '
+                                                                'not JSON (...)"; empty for a step')
+    raw = serializers.CharField(allow_blank=True, help_text="the line as written, where it is no step")
+
+
+class TrajectorySerializer(serializers.Serializer):
+    id = serializers.IntegerField(help_text="the agent submission's id")
+    agent = serializers.CharField()
+    version = serializers.CharField()
+    user = serializers.CharField()
+    log = serializers.CharField(help_text="the log's path in the bundle")
+    steps = TrajectoryStepSerializer(many=True)

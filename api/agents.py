@@ -1,7 +1,7 @@
 """Agents in the API, readable by anyone for listed uploads (submissions.agent_visibility): the agent
 board, one upload's results problem by problem, one agent's uploads (the agent page's JSON) and two
-uploads compared. Every figure comes from submissions.agent_results (docs/scoring.md, "Agent
-suites")."""
+uploads compared; and an upload's trajectories, readable where its logs are. Every figure comes from
+submissions.agent_results (docs/scoring.md, "Agent suites")."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from evaluator.harness.problem import TASK_TYPES
 from evaluator.scoring.suite import SuiteFigures
 from leaderboard import agent_boards
 from leaderboard.models import Hardware
-from submissions import agent_compare, agent_results, agent_visibility
+from submissions import agent_compare, agent_results, agent_visibility, trajectories
 from submissions.agent_results import HardwareResults, UploadResults
 from submissions.models import AgentSubmission
 
@@ -28,6 +28,7 @@ from .agent_serializers import (
     AgentBoardSerializer,
     AgentComparisonSerializer,
     AgentDocumentSerializer,
+    TrajectorySerializer,
     UploadResultsSerializer,
 )
 from .views import query_flag
@@ -53,9 +54,19 @@ def hardware_document(here: HardwareResults) -> dict[str, Any]:
 def upload_document(upload: UploadResults) -> dict[str, Any]:
     agent = upload.agent
     return {"id": agent.pk, "agent": agent.name, "version": agent.version, "model": agent.model,
-            "user": agent.owner.get_username(), "mode": agent.mode, "created": agent.created,
+            "user": agent.owner.get_username(), "mode": agent.mode, "private": agent.private,
+            "created": agent.created,
             "cost_usd": agent.cost_usd, "budget_usd": agent.budget_usd, "tokens": agent.tokens,
+            "tokens_input": agent.tokens_input, "tokens_output": agent.tokens_output,
             "wall_seconds": agent.wall_seconds, "hardware": [hardware_document(h) for h in upload.hardware]}
+
+
+def usage(row: agent_boards.AgentRow) -> dict[str, Any]:
+    """What a board row's upload spent, as its manifest says (`tokens`: input + output where only
+    those are given)."""
+    upload = row.upload
+    return {"cost_usd": row.cost_usd, "tokens": row.tokens, "tokens_input": upload.tokens_input,
+            "tokens_output": upload.tokens_output, "wall_seconds": upload.wall_seconds}
 
 
 def readable(request: Request) -> QuerySet[AgentSubmission]:
@@ -99,7 +110,7 @@ class AgentBoardView(APIView):
         board = agent_boards.agent_board(get_object_or_404(Hardware, slug=slug), task_type)
         entries = [{"rank": row.rank, "agent": row.agent, "version": row.version, "model": row.model,
                     "user": row.user, "team": row.team, "agent_submission": row.agent_submission,
-                    "submitted_at": row.submitted_at, "cost_usd": row.cost_usd, **row.figures.to_dict(),
+                    "submitted_at": row.submitted_at, **usage(row), **row.figures.to_dict(),
                     "task_types": _task_types(row.results), "missing_problems": row.results.missing,
                     **({"results": [p.to_dict() for p in row.results.problems]} if with_problems else {})}
                    for row in board.rows]
@@ -185,3 +196,37 @@ def comparison_document(found: agent_compare.Comparison) -> dict[str, Any]:
                       "hidden_delta": p.delta.hidden_score, "change": p.delta.change}
                      for p in found.problems],
     }
+
+
+class TrajectoryView(APIView):
+    """One trajectory of an upload (a log whose path ends in .jsonl), step by step: its owner's and
+    the admins', anyone's once the upload is listed and every one of its solutions' sources is public
+    (submissions.agent_visibility.can_read_logs)."""
+
+    permission_classes = [permissions.AllowAny]
+
+    @extend_schema(parameters=[OpenApiParameter("log", str, required=True,
+                                                 description="the log's path in the bundle")],
+                   responses={200: TrajectorySerializer,
+                              400: OpenApiResponse(description="no log named, or a log that is no "
+                                                               "trajectory"),
+                              404: OpenApiResponse(description="no such upload or log, or not one the caller "
+                                                               "may read")})
+    def get(self, request: Request, pk: int) -> Response:
+        agent = (AgentSubmission.objects.filter(agent_visibility.visible_to(request.user), pk=pk)
+                 .select_related("owner").first() if pk <= MAX_ID else None)
+        if agent is None:
+            raise NotFound(f"no agent submission #{pk}")
+        if not agent_visibility.can_read_logs(request.user, agent):
+            raise NotFound(f"the logs of agent submission #{pk} are not public: they are once every one of "
+                           "its solutions' sources is")
+        path = request.query_params.get("log", "")
+        try:
+            steps = trajectories.read(agent.logs, path, agent.pk)
+        except trajectories.BadTrajectory as exc:
+            raise ValidationError({"log": [str(exc)]}) from None
+        except trajectories.NoSuchTrajectory as exc:
+            raise NotFound(str(exc)) from None
+        return Response(TrajectorySerializer({
+            "id": agent.pk, "agent": agent.name, "version": agent.version, "user": agent.owner.get_username(),
+            "log": path, "steps": [step.to_dict() for step in steps]}).data)

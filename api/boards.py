@@ -13,7 +13,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from evaluator import confirmations
+from evaluator import confirmations, entry_status
 from evaluator.scoring.hardware import timing_note
 from leaderboard import boards
 from leaderboard.models import Category, Hardware
@@ -45,6 +45,18 @@ class FiguresSerializer(serializers.Serializer):
     last_improved = serializers.DateTimeField(allow_null=True, help_text="when the best result was scored")
 
 
+class EntryStatusSerializer(serializers.Serializer):
+    """Why a participant has no rank, or what is in question about their entry (evaluator/entry_status.py):
+    only what the submission's public page shows, never review notes or a hidden workload's details."""
+
+    code = serializers.ChoiceField(choices=entry_status.CODES, help_text=(
+        "reward_hack: flagged by the harness; disqualified: marked a reward hack by a reviewer; "
+        "no_workload_passed; scored_zero; no_valid_score; disputed: a ranked entry under review"))
+    text = serializers.CharField(help_text='what the boards show, e.g. "no workload passed: compile error"')
+    submission = serializers.IntegerField(source="submission_id", allow_null=True, help_text=(
+        "the submission it is about: a participant's latest that counts on the board when unranked"))
+
+
 class ProblemBoardEntrySerializer(FiguresSerializer):
     rank = serializers.IntegerField(help_text="the place in the stable order: correct on every workload "
                                               "first, then score, then the earlier submission, then the "
@@ -66,12 +78,18 @@ class ProblemBoardEntrySerializer(FiguresSerializer):
     submission = serializers.IntegerField(
         source="submission_id", allow_null=True,
         help_text="the best submission's id (`/api/v1/submissions/{id}/`, its page `/submissions/{id}/`)")
+    status = EntryStatusSerializer(source="row_status", allow_null=True,
+                                   help_text="null, or `disputed` while a reviewer looks at the entry")
 
 
 class CategoryBoardEntrySerializer(FiguresSerializer):
     score = serializers.FloatField(help_text="mean over the category's problems of the best scores, "
                                              "a problem without a valid score counting 0")
     solved = serializers.IntegerField(help_text="problems with a valid score")
+    confirmation = serializers.CharField(help_text='"C of S confirmed" (S: solved), with ", D disputed" '
+                                                   "when a second run disputed any")
+    confirmed = serializers.IntegerField(help_text="solved problems whose best entry a second run confirmed")
+    disputed = serializers.IntegerField(help_text="solved problems whose best entry is disputed (reviewed)")
     submitted_at = serializers.DateTimeField(help_text="when the last of the best results counted came in "
                                                        "(ties go earlier)")
 
@@ -83,6 +101,11 @@ class UnrankedSerializer(serializers.Serializer):
     team = serializers.CharField()
     submissions = serializers.IntegerField()
     submitted_at = serializers.DateTimeField(help_text="when their first submission came in")
+
+
+class ProblemUnrankedSerializer(UnrankedSerializer):
+    status = EntryStatusSerializer(source="row_status", help_text=(
+        "why: their latest evaluation that counts on the board, in public words"))
 
 
 class CategoryBoardSerializer(serializers.Serializer):

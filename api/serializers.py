@@ -22,7 +22,7 @@ from submissions import suites as agent_suites
 from submissions.bundles import DEFAULT_LIMITS, Bundle, BundleError, read_bundle
 from submissions.models import LANGUAGES, AgentSubmission, Submission
 
-from .boards import ProblemBoardEntrySerializer, UnrankedSerializer
+from .boards import ProblemBoardEntrySerializer, ProblemUnrankedSerializer
 from .errors import BundleTooLargeError, SourceTooLargeError
 
 
@@ -321,7 +321,7 @@ class LeaderboardSerializer(serializers.Serializer):
     timing_note = serializers.CharField(help_text="what this hardware's times are not (the CPU's: no GPU "
                                                   "timing); empty for a GPU")
     entries = ProblemBoardEntrySerializer(many=True, help_text="participants with a valid score, best first")
-    unranked = UnrankedSerializer(many=True, help_text="participants without a valid score")
+    unranked = ProblemUnrankedSerializer(many=True, help_text="participants without a valid score, and why")
 
 
 class AgentSubmissionCreateSerializer(serializers.Serializer):
@@ -333,6 +333,9 @@ class AgentSubmissionCreateSerializer(serializers.Serializer):
     mode = serializers.ChoiceField(choices=modes.MODES, default=modes.RANKED, help_text=(
         "every solution's: ranked (the default) counts on the agent board; a test or benchmark upload "
         "runs the visible workloads only, is private and never ranked"))
+    private = serializers.BooleanField(default=False, help_text=(
+        "a ranked upload kept to you (and the admins) and off every board until you publish it "
+        "(POST /api/v1/agent-submissions/{id}/publish/); it is evaluated all the same"))
 
     def validate_hardware(self, slugs: list[str]) -> list[Hardware]:
         return active_hardware(slugs)
@@ -405,8 +408,9 @@ class AgentSubmissionSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = AgentSubmission
-        fields = ["id", "name", "version", "model", "mode", "description", "budget_usd", "cost_usd", "tokens",
-                  "wall_seconds", "created", "status", "suites", "submissions"]
+        fields = ["id", "name", "version", "model", "mode", "private", "description", "budget_usd",
+                  "cost_usd", "tokens", "tokens_input", "tokens_output", "wall_seconds", "created", "status",
+                  "suites", "submissions"]
 
     @extend_schema_field(serializers.ChoiceField(choices=AGENT_STATUSES))
     def get_status(self, agent: AgentSubmission) -> str:

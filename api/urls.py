@@ -5,7 +5,7 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework.routers import DefaultRouter
 
-from . import agents, boards, compare, profile_reports, traces, views
+from . import agent_frontier, agents, boards, compare, profile_reports, traces, views
 
 # Swagger UI: drf-spectacular's page starts it with an inline script and loads it from its CDN.
 SWAGGER_CDN = "https://cdn.jsdelivr.net"
@@ -25,7 +25,10 @@ urlpatterns = [
     path("agent-submissions/compare/", agents.AgentCompareView.as_view(), name="agent-submissions-compare"),
     path("agent-submissions/<int:pk>/results/", agents.UploadResultsView.as_view(),
          name="agent-submission-results"),
+    path("agent-submissions/<int:pk>/trajectory/", agents.TrajectoryView.as_view(),
+         name="agent-submission-trajectory"),
     path("agents/", agents.AgentResultsView.as_view(), name="agent-document"),
+    path("agents/frontier/", agent_frontier.AgentFrontierView.as_view(), name="agent-frontier-api"),
     path("", include(router.urls)),
     path("leaderboards/agents/", agents.AgentBoardView.as_view(), name="agent-leaderboard"),
     path("compare/", compare.CompareView.as_view(), name="compare"),

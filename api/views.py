@@ -23,7 +23,7 @@ from leaderboard import boards
 from leaderboard.lookup import current_problem
 from leaderboard.models import Hardware, Problem
 from leaderboard.problems import visible_sol_bounds
-from submissions import services, suites
+from submissions import agent_publication, services, suites
 from submissions.models import AgentSubmission, Submission
 from submissions.visibility import can_view_source
 
@@ -256,7 +256,7 @@ class AgentSubmissionViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mix
                                                       mode=data["mode"])
                 return Response(BundleCheckSerializer(_bundle_check(data["file"], checked)).data)
             agent = services.create_agent_submission(request.user, data["file"], data["hardware"],
-                                                     mode=data["mode"])
+                                                     mode=data["mode"], private=data["private"])
         except (services.BundleProblemsError, services.UnsupportedLanguage, services.VersionTaken) as exc:
             raise ValidationError({"file": [str(exc)]}) from None
         except services.NoWorkerOnline as exc:
@@ -267,6 +267,25 @@ class AgentSubmissionViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mix
             raise QuotaExceededError(str(exc)) from None
         created = self.get_queryset().get(pk=agent.pk)
         return Response(AgentSubmissionDetailSerializer(created).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(request=None, responses={
+        200: AgentSubmissionDetailSerializer,
+        400: OpenApiResponse(description="a test, benchmark or profile upload: never on a board"),
+        404: OpenApiResponse(description="no upload of the caller's with this id (an admin's too)")})
+    @action(detail=True, methods=["post"])
+    def publish(self, request: Request, pk: str | None = None) -> Response:
+        """Publish a private upload (the owner only): listed, and its ranked results on the boards, from
+        now on. Publishing a public upload again changes nothing."""
+        number = str(pk)
+        whole = number.isascii() and number.isdigit() and int(number) < 2**63
+        agent = AgentSubmission.objects.filter(owner=request.user, pk=int(number)).first() if whole else None
+        if agent is None:
+            raise NotFound(f"no agent submission {pk} of yours")
+        try:
+            agent_publication.publish_agent_submission(agent)
+        except agent_publication.NotPublishable as exc:
+            raise ValidationError({"mode": [str(exc)]}) from None
+        return Response(AgentSubmissionDetailSerializer(self.get_queryset().get(pk=agent.pk)).data)
 
 
 def query_flag(request: Request, name: str) -> bool:

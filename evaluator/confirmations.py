@@ -33,9 +33,9 @@ from evaluator.scoring.hardware import HARDWARE
 from evaluator.scoring.uncertainty import indistinguishable
 from leaderboard.models import LeaderboardEntry
 
-from . import modes, services, workers
+from . import services, workers
 from .models import Evaluation
-from .rankings import RANK_ORDER, failed_workloads, is_valid
+from .rankings import RANK_ORDER, failed_workloads, is_on_boards, is_valid
 
 TOP = 3  # the places of a board whose evaluations are confirmed
 MAX_RUNS = 3  # confirmation runs of one evaluation the platform starts by itself
@@ -63,9 +63,10 @@ def request(problem_id: int, hardware_id: int) -> list[Evaluation]:
 
 
 def _needs_run(evaluation: Evaluation) -> bool:
-    """Ranked, valid (so no reward hack and no confirmation run), no verdict yet, no run pending,
-    fewer than MAX_RUNS runs so far (the others failed on the platform)."""
-    if evaluation.confirmation or not is_valid(evaluation) or not modes.is_ranked(evaluation.submission.mode):
+    """On the boards (ranked, not a private agent upload's: those are never entries, checked here
+    too), valid (so no reward hack and no confirmation run), no verdict yet, no run pending, fewer
+    than MAX_RUNS runs so far (the others failed on the platform)."""
+    if evaluation.confirmation or not is_valid(evaluation) or not is_on_boards(evaluation.submission):
         return False
     states = list(evaluation.confirmation_runs.values_list("state", flat=True))
     return len(states) < MAX_RUNS and not any(state in Evaluation.PENDING for state in states)

@@ -36,6 +36,23 @@ STANDING = Case(When(score__isnull=True, then=Value(2)), When(failed=0, then=Val
 RANK_ORDER = (STANDING.asc(), F("score").desc(nulls_last=True), F("submitted_at").asc(), F("user_id").asc())
 
 
+def on_boards(prefix: str = "") -> Q:
+    """The submissions whose evaluations may enter a board (`prefix`: the path to them, e.g.
+    "submission__"): ranked runs, but for the solutions of an agent upload its owner keeps private
+    until they publish it (submissions/agent_publication.py recomputes the entries then)."""
+    return Q(**{f"{prefix}mode": modes.RANKED}) & (Q(**{f"{prefix}agent_submission__isnull": True})
+                                                   | Q(**{f"{prefix}agent_submission__private": False}))
+
+
+def is_on_boards(submission: Any) -> bool:
+    """on_boards() of one submission (a query only for a solution of an agent upload)."""
+    if not modes.is_ranked(submission.mode):
+        return False
+    if submission.agent_submission_id is None:
+        return True
+    return type(submission).objects.filter(on_boards(), pk=submission.pk).exists()
+
+
 def failed_workloads(evaluation: Evaluation) -> tuple[int, int]:
     """(failed, total): the evaluation's workloads that did not pass, visible and hidden, of all."""
     return _counts(evaluation.aggregates)
@@ -54,13 +71,17 @@ def is_valid(evaluation: Evaluation) -> bool:
             and evaluation.score is not None and evaluation.score > 0)
 
 
-def update_entry(evaluation: Evaluation) -> LeaderboardEntry:
+def update_entry(evaluation: Evaluation) -> LeaderboardEntry | None:
     """Fold a freshly scored ranked evaluation into its owner's entry, and into its board's score
-    records when it is valid and no earlier record scored higher. Call inside the ingesting
-    transaction, with the owner's rows serialized (see evaluator.services.ingest)."""
+    records when it is valid and no earlier record scored higher; None (nothing folded in) for a
+    solution of a private agent upload. Call inside the ingesting transaction, with the owner's rows
+    serialized (see evaluator.services.ingest): publishing takes the same lock, so an evaluation is
+    either folded in here or by the recompute that publishing runs."""
     submission = evaluation.submission
     if not modes.is_ranked(submission.mode):
         raise ValueError(f"evaluation #{evaluation.pk} is a {submission.mode} run: it is never ranked")
+    if not is_on_boards(submission):
+        return None
     key = {"problem_id": submission.problem_id, "hardware_id": evaluation.hardware_id,
            "user_id": submission.owner_id}
     count = _scored(**key).count()
@@ -146,8 +167,8 @@ def rebuild_records(problem_id: int, hardware_id: int) -> None:
 def rebuild_all_records() -> int:
     """Every board's records made again (after rows were written around the ORM: benchmarks'
     seeding); how many boards have any."""
-    valid = Evaluation.objects.filter(VALID, state=Evaluation.SCORED, finished_at__isnull=False,
-                                      submission__mode=modes.RANKED)
+    valid = Evaluation.objects.filter(VALID, on_boards("submission__"), state=Evaluation.SCORED,
+                                      finished_at__isnull=False)
     boards = list(valid.order_by().values_list("submission__problem_id", "hardware_id").distinct())
     for problem_id, hardware_id in boards:
         rebuild_records(problem_id, hardware_id)
@@ -157,9 +178,9 @@ def rebuild_all_records() -> int:
 def leading(problem_id: int, hardware_id: int) -> list[tuple[int, datetime, float]]:
     """The board's valid evaluations that equal or beat every earlier one (by finish, then id), in
     that order: (id, finished_at, score)."""
-    valid = Evaluation.objects.filter(VALID, submission__problem_id=problem_id, hardware_id=hardware_id,
-                                      state=Evaluation.SCORED, finished_at__isnull=False,
-                                      submission__mode=modes.RANKED)
+    valid = Evaluation.objects.filter(VALID, on_boards("submission__"), submission__problem_id=problem_id,
+                                      hardware_id=hardware_id, state=Evaluation.SCORED,
+                                      finished_at__isnull=False)
     best = Window(Max("score"), order_by=[F("finished_at").asc(), F("pk").asc()])
     return list(valid.annotate(best=best).filter(score__gte=F("best")).order_by("finished_at", "pk")
                 .values_list("pk", "finished_at", "score"))
@@ -168,10 +189,11 @@ def leading(problem_id: int, hardware_id: int) -> list[tuple[int, datetime, floa
 def _scored(problem_id: int, hardware_id: int, user_id: int) -> QuerySet[Evaluation]:
     """A user's scored ranked evaluations on one board, reward hacks included (they count as
     submissions), only those that count (not those a rescore replaced, not confirmation runs); test
-    and benchmark runs are never on a board (evaluator/modes.py)."""
-    return Evaluation.objects.filter(COUNTING, state=Evaluation.SCORED, hardware_id=hardware_id,
-                                     submission__problem_id=problem_id, submission__owner_id=user_id,
-                                     submission__mode=modes.RANKED)
+    and benchmark runs are never on a board (evaluator/modes.py), nor private agent uploads'
+    solutions (on_boards)."""
+    return Evaluation.objects.filter(COUNTING, on_boards("submission__"), state=Evaluation.SCORED,
+                                     hardware_id=hardware_id, submission__problem_id=problem_id,
+                                     submission__owner_id=user_id)
 
 
 def _better(candidate: tuple[int, float, datetime], entry: LeaderboardEntry) -> bool:

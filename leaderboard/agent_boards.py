@@ -13,6 +13,7 @@ from django.db.models import Count, Q
 
 from evaluator.counting import counting
 from evaluator.models import Evaluation
+from evaluator.scoring import frontier as scoring_frontier
 from evaluator.scoring.suite import SuiteFigures
 from submissions import agent_results, agent_visibility
 from submissions.models import AgentSubmission
@@ -42,6 +43,8 @@ AGENT_COLUMNS = (RANK, Column("agent", "agent"), Column("version", "version"), C
                  Column("score", "suite score", "score", "mean over every current problem, left-out ones 0"),
                  *SOLVED, *GENERALIZATION,
                  Column("cost_usd", "cost (USD)", "score", "what the run cost, as its manifest says"),
+                 Column("tokens", "tokens", "int", "the tokens the run used, as its manifest says (input + "
+                                                   "output where only those are given)"),
                  Column("submitted_at", "uploaded", "time", "when the upload came in"))
 
 
@@ -79,6 +82,13 @@ class AgentRow:
     @property
     def cost_usd(self) -> float | None:
         return self.upload.cost_usd
+
+    @property
+    def tokens(self) -> int | None:
+        upload = self.upload
+        if upload.tokens is not None or (upload.tokens_input is None and upload.tokens_output is None):
+            return upload.tokens
+        return (upload.tokens_input or 0) + (upload.tokens_output or 0)
 
     def __getattr__(self, name: str) -> Any:  # score, solved, visible_score, ...: the figures'
         if name in SuiteFigures.__dataclass_fields__:
@@ -127,3 +137,33 @@ def finished_uploads(hardware: Hardware) -> list[AgentSubmission]:
                           unfinished=Count("submissions__evaluations", filter=unfinished))
                 .filter(here__gt=0, unfinished=0).select_related("owner__profile")
                 .defer("logs", "description").order_by("created", "pk"))
+
+
+@dataclass
+class CostFrontier:
+    """The board's uploads against their cost (evaluator.scoring.frontier): `frontier` cheapest first;
+    `dominated`, the others with a cost, and `no_cost`, those whose manifest gives none (not
+    compared), in rank order."""
+
+    board: AgentBoard
+    frontier: list[AgentRow]
+    dominated: list[AgentRow]
+    no_cost: list[AgentRow]
+
+    @property
+    def costed(self) -> list[AgentRow]:
+        """Every upload with a cost, in rank order."""
+        return [row for row in self.board.rows if row.cost_usd is not None]
+
+    def on_frontier(self, row: AgentRow) -> bool:
+        return any(row.agent_submission == kept.agent_submission for kept in self.frontier)
+
+
+def cost_frontier(hardware: Hardware) -> CostFrontier:
+    """The agent board of the hardware (every task type) with its score-versus-cost frontier."""
+    board = agent_board(hardware)
+    frontier = scoring_frontier.cost_frontier(board.rows, lambda row: row.score, lambda row: row.cost_usd)
+    kept = {row.agent_submission for row in frontier}
+    costed = [row for row in board.rows if row.cost_usd is not None]
+    return CostFrontier(board, frontier, [row for row in costed if row.agent_submission not in kept],
+                        [row for row in board.rows if row.cost_usd is None])

@@ -9,7 +9,8 @@ Rows come in the stable rank order; sort_rows reorders them by any column of the
 
 A problem x hardware board's rows (what its entries and their evaluations hold, without the names)
 are kept in the cache under the board's version (board_versions): a query over the board's entries
-that changes whenever an entry is saved, made or deleted, so a kept copy is never out of date. Names
+that changes whenever an entry is saved, made or deleted, so a kept copy is never out of date; each
+row's status (why it has no rank, or that it is disputed: evaluator.entry_status) is kept with it. Names
 and teams are read fresh every time (one query by user id), and so is everything on a category
 board that is not a problem board's row.
 """
@@ -28,8 +29,11 @@ from django.core.cache import cache
 from django.db.models import Count, F, Max, QuerySet, Sum, Window
 from django.db.models.functions import RowNumber
 
+from evaluator import entry_status
 from evaluator.confirmations import label
+from evaluator.entry_status import EntryStatus
 from evaluator.harness.problem import TASK_TYPES
+from evaluator.models import Evaluation
 from evaluator.rankings import RANK_ORDER
 from evaluator.scoring.hardware import HARDWARE
 from evaluator.scoring.uncertainty import indistinguishable
@@ -39,6 +43,7 @@ from .models import Category, Hardware, LeaderboardEntry, Problem
 
 log = logging.getLogger(__name__)
 ROWS_SECONDS = 300  # a board's rows kept under one version (a newer version is another key)
+CONFIRMED, DISPUTED = Evaluation.CONFIRMED, Evaluation.DISPUTED
 
 __all__ = ["TASK_TYPES", "UnknownSort", "category_board", "overview", "problem_board",
            "sort_rows"]
@@ -79,12 +84,16 @@ HARNESS = Column("harness", "harness", "text", "the harness version that measure
 CONFIRMATION = Column("confirmation", "confirmed", "text", "confirmed: a second run of a top-3 entry agreed "
                       "within the noise; disputed: it did not, and the entry is under review; provisional: "
                       "not confirmed (yet)")
+STATUS = Column("status", "status", "text", "why a participant has no rank (a reward hack, disqualified by "
+                "review, no workload passed, scored 0), or that a disputed entry is under review")
 PROBLEM_COLUMNS = (RANK, USER, TEAM, Column("score", "score", "score", "mean over all workloads"), CORRECT,
-                   *FIGURES, SUBMISSIONS, LAST_IMPROVED, HARNESS, CONFIRMATION)
+                   *FIGURES, SUBMISSIONS, LAST_IMPROVED, HARNESS, CONFIRMATION, STATUS)
 CATEGORY_COLUMNS = (RANK, USER, TEAM,
                     Column("score", "score", "score", "mean over the category's problems, missing ones 0"),
                     Column("solved", "solved", "int", "problems with a valid score"), *FIGURES,
-                    SUBMISSIONS, LAST_IMPROVED)
+                    SUBMISSIONS, LAST_IMPROVED,
+                    Column("confirmation", "confirmed", "text", "of the solved problems' best entries, how "
+                           "many a second run confirmed, and how many it disputed (under review)"))
 
 
 class UnknownSort(ValueError):
@@ -112,7 +121,12 @@ class ProblemRow:
     score_ci95: float | None = None  # the 95% half-width of the score (docs/scoring.md, "Uncertainty")
     harness: str | None = None  # the harness version that measured the best evaluation
     confirmation: str | None = None  # confirmed, disputed or provisional (evaluator.confirmations.label)
+    row_status: EntryStatus | None = None  # why it has no rank, or that it is disputed (entry_status)
     band: str | None = None  # "2–4": the ranks it shares with the rows its interval overlaps
+
+    @property
+    def status(self) -> str | None:
+        return self.row_status.text if self.row_status is not None else None
 
     @property
     def correct(self) -> str | None:
@@ -140,6 +154,16 @@ class CategoryRow:
     submissions: int
     submitted_at: datetime  # the tie-break: when the last of the best results counted came in
     last_improved: datetime | None
+    confirmed: int = 0  # solved problems whose best entry a second run confirmed
+    disputed: int = 0  # and those it disputed
+
+    @property
+    def confirmation(self) -> str | None:
+        """"3 of 5 confirmed, 1 disputed": the solved problems' entries as their boards label them."""
+        if not self.solved:
+            return None
+        return f"{self.confirmed} of {self.solved} confirmed" + (f", {self.disputed} disputed"
+                                                                 if self.disputed else "")
 
 
 @dataclass
@@ -167,7 +191,7 @@ _ENTRY_FIELDS = ("problem_id", "user_id", "score", "submissions", "submitted_at"
 
 def problem_board(problem: Problem, hardware: Hardware) -> ProblemBoard:
     """Every participant of the board, best first, those without a valid score last. Two queries
-    when the board's rows are kept (board_versions, the names), three when they are made."""
+    when the board's rows are kept (board_versions, the names), four when they are made."""
     rows = board_rows([problem.pk], hardware)[problem.pk]
     _number(rows)
     spec = HARDWARE.get(hardware.slug)
@@ -190,9 +214,10 @@ def board_versions(problem_ids: Sequence[int], hardware: Hardware) -> dict[int, 
 
 def board_rows(problem_ids: Sequence[int], hardware: Hardware) -> dict[int, list[ProblemRow]]:
     """Each problem's board on the hardware: its rows in the stable rank order, unnumbered, with the
-    names of now. Kept boards cost two queries (versions, names); those not kept one more, for all."""
+    names of now. Kept boards cost two queries (versions, names); those not kept two more, for all
+    (the entries, why the unscored ones have no score)."""
     versions = board_versions(problem_ids, hardware)
-    keys = {pk: f"board-rows:v5:{pk}:{hardware.pk}:{version}" for pk, version in versions.items()}
+    keys = {pk: f"board-rows:v6:{pk}:{hardware.pk}:{version}" for pk, version in versions.items()}
     kept = _cached_many(list(keys.values()))
     rows: dict[int, list[ProblemRow]] = {pk: [] for pk in problem_ids}
     missing = []
@@ -203,9 +228,10 @@ def board_rows(problem_ids: Sequence[int], hardware: Hardware) -> dict[int, list
             missing.append(pk)
     if missing:
         made: dict[int, list[tuple[Any, ...]]] = {pk: [] for pk in missing}
+        excluded = entry_status.excluded(missing, hardware.pk)
         for entry in (LeaderboardEntry.objects.filter(problem__in=missing, hardware=hardware)
                       .order_by("problem_id", *RANK_ORDER).values(*_ENTRY_FIELDS)):
-            made[entry["problem_id"]].append(_row_values(entry))
+            made[entry["problem_id"]].append(_row_values(entry, excluded))
         _keep_many({keys[pk]: values for pk, values in made.items()})
         for pk, values in made.items():
             rows[pk] = [ProblemRow(None, *row) for row in values]
@@ -213,16 +239,22 @@ def board_rows(problem_ids: Sequence[int], hardware: Hardware) -> dict[int, list
     return rows
 
 
-def _row_values(entry: dict[str, Any]) -> tuple[Any, ...]:
+def _row_values(entry: dict[str, Any], excluded: dict[tuple[int, int], EntryStatus]) -> tuple[Any, ...]:
     """A ProblemRow's fields after the rank (names left blank: _name fills them), as kept."""
     scored = entry["score"] is not None
     aggregates = entry["evaluation__aggregates"] or {}
+    submission = entry["evaluation__submission_id"]
+    why: EntryStatus | None
+    if not scored:
+        why = excluded.get((entry["problem_id"], entry["user_id"]), entry_status.UNEXPLAINED)
+    else:
+        why = entry_status.disputed(submission) if entry["evaluation__confirmation"] == DISPUTED else None
     return (entry["user_id"], "", "", entry["score"], *(_figure(aggregates.get(c.key)) for c in FIGURES),
             entry["submissions"], entry["submitted_at"],
-            entry["evaluation__finished_at"] if scored else None, entry["evaluation__submission_id"],
+            entry["evaluation__finished_at"] if scored else None, submission,
             entry["failed"], entry["workloads"], _figure(aggregates.get("score_ci95")),
             (entry["evaluation__harness_version"] or "unrecorded") if scored else None,
-            label(entry["evaluation__confirmation"]) if scored else None)
+            label(entry["evaluation__confirmation"]) if scored else None, why)
 
 
 def _name(rows: Sequence[ProblemRow]) -> None:
@@ -277,6 +309,7 @@ def _category_row(best: list[ProblemRow], problems: int) -> CategoryRow:
     visible = _mean_of(valid, "visible_score", problems)
     hidden = _mean_of(valid, "hidden_score", problems)
     conditional = [row.conditional_correctness for row in valid if row.conditional_correctness is not None]
+    labels = [row.confirmation for row in valid]
     speedups = [row.geomean_speedup for row in valid if row.geomean_speedup]
     return CategoryRow(
         rank=None, user_id=best[0].user_id, user=best[0].user, team=best[0].team,
@@ -288,7 +321,8 @@ def _category_row(best: list[ProblemRow], problems: int) -> CategoryRow:
                          if speedups else None),
         submissions=sum(row.submissions for row in best),
         submitted_at=max(row.submitted_at for row in valid) if valid else min(r.submitted_at for r in best),
-        last_improved=max((row.last_improved for row in valid if row.last_improved), default=None))
+        last_improved=max((row.last_improved for row in valid if row.last_improved), default=None),
+        confirmed=labels.count(CONFIRMED), disputed=labels.count(DISPUTED))
 
 
 def _mean_of(rows: Sequence[ProblemRow], attribute: str, problems: int) -> float:

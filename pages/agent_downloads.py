@@ -10,7 +10,7 @@ from typing import Any
 
 from evaluator.scoring.suite import DERIVED, FIGURES
 from leaderboard.agent_boards import AgentBoard
-from submissions.agent_results import HardwareResults, UploadResults
+from submissions.agent_results import USAGE, HardwareResults, UploadResults
 from submissions.models import AgentSubmission
 
 from .downloads import csv_text
@@ -19,9 +19,9 @@ BY = ("task_type", "problem")
 UPLOAD = ("agent", "version", "model", "user", "agent_submission", "uploaded", "hardware", "status")
 PROBLEM = ("problem", "problem_slug", "task_type", "submission", "outcome", "valid", "score", "visible_score",
            "hidden_score", "visible_passed", "visible_total", "hidden_passed", "hidden_total",
-           "conditional_correctness", *DERIVED)
+           "conditional_correctness", *DERIVED, *USAGE)
 SUITE = (*FIGURES, "missing_problems")
-COSTS = ("cost_usd", "budget_usd", "tokens", "wall_seconds")
+COSTS = ("cost_usd", "budget_usd", "tokens", "tokens_input", "tokens_output", "wall_seconds")
 Line = tuple[AgentSubmission, HardwareResults]
 
 

@@ -14,7 +14,7 @@ from django.shortcuts import render
 from django.template.loader import render_to_string
 from django.urls import reverse
 
-from submissions import agent_compare
+from submissions import agent_compare, trajectories
 
 from . import agent_downloads, downloads, page_queries
 from .page_cache import public_page
@@ -47,7 +47,10 @@ def agent(request: HttpRequest, owner: str, name: str) -> HttpResponse:
     if shown is None:
         return _error(request, 404, f"Agent {name!r} of {owner!r} has no upload #{chosen}; its uploads are "
                       + ", ".join(f"#{u.agent.pk} ({u.agent.version})" for u in uploads) + ".")
-    content = render_to_string("pages/_agent.html", _agent(request, user, name, uploads, shown))
+    # with the request: the owner's Publish button holds its CSRF token (a page kept for anonymous
+    # visitors never does: page_cache keeps no response that used one)
+    content = render_to_string("pages/_agent.html", _agent(request, user, name, uploads, shown),
+                               request=request)
     return render(request, "pages/agent.html", {"owner": user, "name": name, "content": content})
 
 
@@ -63,6 +66,9 @@ def _agent(request: HttpRequest, owner: AbstractBaseUser, name: str, uploads: li
                       *((f"by {by.replace('_', ' ')}", f"{page}?{urlencode({'format': 'csv', 'by': by})}")
                         for by in agent_downloads.BY)],
         "json_url": _api_url(owner.get_username(), name),
+        "can_publish": shown.agent.private and request.user.pk == owner.pk,
+        "publish_url": reverse("agent-publish", args=[owner.get_username(), name, shown.agent.pk]),
+        "trajectories": _trajectories(owner.get_username(), name, shown),
     }
 
 
@@ -94,6 +100,15 @@ def agent_compare_page(request: HttpRequest, owner: str, name: str) -> HttpRespo
             {"a": found.a.agent.pk, "b": found.b.agent.pk, "hardware": found.hardware}),
         "hardware": _shared_hardware(found),
     })
+
+
+def _trajectories(owner: str, name: str, shown: page_queries.Upload) -> list[tuple[str, str]]:
+    """The shown upload's trajectories with their pages, where the viewer may read its logs."""
+    if not shown.logs_visible:
+        return []
+    page = reverse("agent-trajectory", args=[owner, name, shown.agent.pk])
+    paths = trajectories.trajectories(shown.agent.logs)
+    return [(path, f"{page}?{urlencode({'log': path})}") for path in paths]
 
 
 def _shared_hardware(found: agent_compare.Comparison) -> list[str]:

@@ -70,7 +70,8 @@ def problem_board(request: HttpRequest, problem: str, hardware: str) -> HttpResp
     meta = {"board": "problem", "problem": current.name, "category": current.category.slug,
             "task_type": current.task_type, "hardware": hw.slug}
     context = {"problem": current, "hardware": hw, "all_hardware": tabs,
-               "category_url": reverse("category-board", args=[current.category.slug, hw.slug])}
+               "category_url": reverse("category-board", args=[current.category.slug, hw.slug]),
+               "rules_url": reverse("problem", args=[current.slug]) + "#rules"}
     return _respond(request, rows, "pages/board_problem.html", context, meta,
                     lambda slug: reverse("problem-board", args=[current.slug, slug]),
                     reverse("leaderboard", args=[current.slug, hw.slug]))
@@ -177,7 +178,7 @@ def _respond(request: HttpRequest, rows: Rows, template: str, context: dict[str,
     return render(request, template, {
         **context,
         "headers": _headers(query, columns, sort),
-        "board_rows": board_rows(ordered(), columns),
+        "board_rows": board_rows(ordered(), columns, context.get("rules_url", "")),
         "timing_note": timing_note(current.slug),
         "tabs": [Tab(hw.slug, url_on(hw.slug) + _query(query), hw.pk == current.pk) for hw in hardware],
         "csv_url": _query(query, format="csv"), "json_url": api_url,
@@ -212,28 +213,34 @@ def _headers(query: QueryDict, columns: Sequence[Column], sort: str) -> list[Hea
 Cell = tuple[str, str, str]  # CSS class, text, link
 
 
-def board_rows(rows: Sequence[Any], columns: Sequence[Column]) -> SafeString:
+def board_rows(rows: Sequence[Any], columns: Sequence[Column], rules_url: str = "") -> SafeString:
     """The table's rows (templates/jinja2/pages/board_rows.html), each cell's text and class
     made here by one formatter per column, texts escaped (the engine does not autoescape: its
-    escaping cost 9 ms of a 300-row board); rows without a score get the "unscored" class."""
-    cells = [_cell(column) for column in columns]
+    escaping cost 9 ms of a 300-row board); rows without a score get the "unscored" class.
+    `rules_url`: the problem's rules, which a problem board's reward-hack statuses link to."""
+    cells = [_cell(column, rules_url) for column in columns]
     lines = [(row.score is None, [cell(row) for cell in cells]) for row in rows]
     made = get_template("pages/board_rows.html", using="jinja2").render({"lines": lines})
     return mark_safe(made)  # every text was escaped by its cell
 
 
-def _cell(column: Column) -> Callable[[Any], Cell]:
+def _cell(column: Column, rules_url: str = "") -> Callable[[Any], Cell]:
     """The column's cell of a row: its text, escaped (numbers as the column's kind shows them,
     "–" for none), CSS class, and a link: a name's to its profile page, a problem board's score
-    to the submission that made it."""
+    to the submission that made it ("no valid score" to the submission its status explains), a
+    status to the problem's rules when it is a reward hack, else to that submission."""
     key = column.key
     css = "num" if column.numeric else ""
     empty = ("num unscored", "no valid score", "") if key == "score" else (css, "–", "")
     number = {"score": numbers.significant, "ratio": numbers.share,
               "speedup": lambda v: f"{numbers.significant(v)}×"}.get(column.kind)
     if key == "score":
-        return lambda row: (empty if (v := row.score) is None else
+        return lambda row: ((*empty[:2], html.escape(_status_url(row))) if (v := row.score) is None else
                             (css, numbers.with_interval(v, getattr(row, "score_ci95", None)), _best_url(row)))
+    if key == "status":
+        return lambda row: (empty if (v := getattr(row, "row_status", None)) is None else
+                            (css, html.escape(v.text),
+                             html.escape(rules_url if v.broke_rules and rules_url else _status_url(row))))
     if key == "rank":
         return lambda row: empty if row.rank is None else _rank_cell(row)
     if number is not None:
@@ -260,6 +267,12 @@ def _best_url(row: Any) -> str:
         return f"{agent}#upload-{upload}" if agent else ""
     submission = getattr(row, "submission_id", None)
     return page_url("submission", str(submission)) if submission is not None else ""
+
+
+def _status_url(row: Any) -> str:
+    """The page of the submission a row's status is about (leaderboard.boards.ProblemRow.row_status)."""
+    status = getattr(row, "row_status", None)
+    return page_url("submission", str(status.submission_id)) if status and status.submission_id else ""
 
 
 def profile_url(row: Any, column: Column) -> str:

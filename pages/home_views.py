@@ -12,9 +12,9 @@ from django.template.loader import render_to_string
 from django.templatetags.static import static
 from django.urls import reverse
 
-from evaluator import modes
 from evaluator.counting import counted
 from evaluator.models import Evaluation
+from evaluator.rankings import on_boards
 from leaderboard import boards
 from leaderboard.models import Category
 
@@ -50,8 +50,8 @@ def _content(task_type: str | None) -> dict[str, Any]:
         for category in overview.categories]
     led = [hw.slug for hw in overview.hardware if any(overview.leader(c, hw) for c in overview.categories)]
     # newest first along the evaluations_by_finish index (every scored evaluation has finished_at)
-    recent = list(counted().filter(state=Evaluation.SCORED, reward_hack=False,
-                                   finished_at__isnull=False, submission__mode=modes.RANKED)
+    recent = list(counted().filter(on_boards("submission__"), state=Evaluation.SCORED, reward_hack=False,
+                                   finished_at__isnull=False)
                   .select_related("submission__problem", "submission__owner", "hardware")
                   .only("score", "finished_at", "hardware__slug", "submission__problem__name",
                         "submission__problem__slug", "submission__problem__version",

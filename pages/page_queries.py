@@ -26,7 +26,7 @@ from django.db.models.functions import Coalesce
 from evaluator import hidden_results, modes
 from evaluator.counting import counted
 from evaluator.models import Evaluation
-from evaluator.rankings import RANK_ORDER, STANDING
+from evaluator.rankings import RANK_ORDER, STANDING, on_boards
 from evaluator.scoring import sol
 from evaluator.scoring.hardware import BANDWIDTH_KEY, COMPUTE_CLASSES, HARDWARE, HardwareSpec, timing_note
 from evaluator.scoring.sol import WorkloadWork
@@ -177,13 +177,13 @@ def entries_of(user: AbstractBaseUser) -> list[LeaderboardEntry]:
 
 
 def submissions_of(user: AbstractBaseUser) -> QuerySet[Submission]:
-    """The user's ranked submissions (test and benchmark runs are private), newest first, with their
-    evaluations (prefetched by hardware); not their sources, problem definitions, agent logs or
-    reports."""
+    """The user's ranked submissions (test and benchmark runs are private, and so are the solutions of
+    an agent upload not published yet), newest first, with their evaluations (prefetched by
+    hardware); not their sources, problem definitions, agent logs or reports."""
     evaluations = (counted().select_related("hardware").order_by("hardware__slug")
                    .only("submission", "hardware__slug", "state", "score", "reward_hack", "aggregates")
                    .prefetch_related(hidden_results.verdicts()))
-    return (Submission.objects.filter(owner=user, mode=modes.RANKED)
+    return (Submission.objects.filter(on_boards(), owner=user)
             .select_related("problem", "agent_submission")
             .only("owner", "language", "created", "problem__name", "problem__version",
                   "agent_submission__name")
@@ -227,10 +227,12 @@ class BestSuite:
 
 def agent_uploads(owner: AbstractBaseUser, name: str, viewer: AbstractBaseUser | AnonymousUser,
                   suite: agent_results.Suite | None = None) -> list[Upload]:
-    """Every listed upload of one agent (owner and name), newest first, with its results on each
-    hardware (agent_results: a few queries however many uploads and problems) and whether `viewer`
-    may read every source of it (its logs can quote them)."""
-    agents = list(AgentSubmission.objects.filter(agent_visibility.listed(), owner=owner, name=name)
+    """Every upload of one agent (owner and name) that its pages show `viewer` (the listed ones, and
+    the owner's private ones to the owner and the admins: agent_visibility.on_agent_pages), newest
+    first, with its results on each hardware (agent_results: a few queries however many uploads and
+    problems) and whether `viewer` may read every source of it (its logs can quote them)."""
+    agents = list(AgentSubmission.objects.filter(agent_visibility.on_agent_pages(viewer), owner=owner,
+                                                 name=name)
                   .select_related("owner")
                   .annotate(solutions=Count("submissions"),
                             viewable=Count("submissions", filter=viewable_sources(viewer, "submissions__")))
@@ -241,9 +243,12 @@ def agent_uploads(owner: AbstractBaseUser, name: str, viewer: AbstractBaseUser |
 
 
 def best_suites(uploads: list[Upload]) -> list[BestSuite]:
-    """The best finished suite on each hardware, as the agent board counts it (ties to the earlier)."""
+    """The best finished suite on each hardware, as the agent board counts it (ties to the earlier;
+    private uploads, on no board, left out)."""
     best: dict[str, BestSuite] = {}
     for upload in sorted(uploads, key=lambda u: (u.agent.created, u.agent.pk)):
+        if upload.agent.private:
+            continue
         for here in upload.suites:
             if here.status != suites.DONE:
                 continue

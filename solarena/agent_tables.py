@@ -42,6 +42,18 @@ def _signed(value: Any) -> str:
     return f"+{text}" if isinstance(value, int | float) and value > 0 else text
 
 
+def _whole(value: Any) -> str:
+    return "-" if value is None else str(value)
+
+
+def _usage(problem: Mapping[str, Any]) -> list[str]:
+    """A problem's cost, tokens read/written and wall time, as the manifest's `problems` gives them."""
+    tokens = ("-" if problem.get("tokens_input") is None and problem.get("tokens_output") is None
+              else f"{_whole(problem.get('tokens_input'))}/{_whole(problem.get('tokens_output'))}")
+    return [numbers.significant(problem.get("cost_usd")), tokens,
+            numbers.significant(problem.get("wall_seconds"))]
+
+
 def print_board(document: Mapping[str, Any], console: Console) -> None:
     entries = document.get("entries") or []
     over = f"task type {document['task_type']}" if document.get("task_type") else "every current problem"
@@ -51,10 +63,12 @@ def print_board(document: Mapping[str, Any], console: Console) -> None:
     table = _table(f"agents on {document['hardware']}: one row per upload, suite of {document['problems']} "
                    f"problems ({over})",
                    [("rank", True), ("agent", False), ("version", False), ("model", False), ("owner", False),
-                    ("upload", True), *((title, True) for title, _, _ in FIGURES), ("cost USD", True)])
+                    ("upload", True), *((title, True) for title, _, _ in FIGURES), ("cost USD", True),
+                    ("tokens", True)])
     for e in entries:
         table.add_row(str(e["rank"]), e["agent"], e["version"], e["model"], e["user"],
-                      str(e["agent_submission"]), *_figures(e), numbers.significant(e.get("cost_usd")))
+                      str(e["agent_submission"]), *_figures(e), numbers.significant(e.get("cost_usd")),
+                      _whole(e.get("tokens")))
     console.print(table)
     console.print(GAPS_NOTE)
 
@@ -72,13 +86,14 @@ def print_upload(document: Mapping[str, Any], console: Console) -> None:
         problems = _table(f"problems on {here['hardware']}",
                           [("problem", False), ("task type", False), ("outcome", False), ("score", True),
                            ("visible", True), ("hidden", True), ("visible passed", True),
-                           ("hidden passed", True), ("correctness gap", True), ("speed gap", True)])
+                           ("hidden passed", True), ("correctness gap", True), ("speed gap", True),
+                           ("cost USD", True), ("tokens in/out", True), ("wall s", True)])
         for p in here.get("problems") or []:
             scores = (numbers.significant(p.get(key)) for key in ("score", "visible_score", "hidden_score"))
             gaps = (numbers.significant(p.get(key)) for key in ("correctness_gap", "speed_gap"))
             problems.add_row(p["problem"], p["task_type"], p["outcome"], *scores,
                              f"{p['visible_passed']}/{p['visible_total']}",
-                             f"{p['hidden_passed']}/{p['hidden_total']}", *gaps)
+                             f"{p['hidden_passed']}/{p['hidden_total']}", *gaps, *_usage(p))
         console.print(problems)
         if here.get("missing_problems"):
             console.print(f"left out (each counts 0): {', '.join(here['missing_problems'])}")
@@ -114,3 +129,30 @@ def print_comparison(document: Mapping[str, Any], console: Console) -> None:
                          p["change"])
     console.print(problems)
     console.print(f"b scores higher on {document['improved']} problems and lower on {document['worse']}")
+
+
+def print_frontier(document: Mapping[str, Any], console: Console) -> None:
+    """The frontier, cheapest first, then the other uploads with a cost and those without one."""
+    hardware = document["hardware"]
+    if not document["frontier"] and not document["no_cost"] and not document["dominated"]:
+        console.print(f"score versus cost on {hardware}: no entries yet (no finished upload)")
+        return
+    columns = [("rank", True), ("agent", False), ("version", False), ("model", False), ("owner", False),
+               ("upload", True), ("suite score", True), ("cost USD", True), ("tokens", True)]
+    for key, title in (("frontier", "the frontier: no other upload scores at least as high for at most the "
+                                    "cost; cheapest first"),
+                       ("dominated", "beaten on both counts by an upload of the frontier")):
+        if not document[key]:
+            continue
+        table = _table(f"score versus cost on {hardware}, {title}", columns)
+        for e in document[key]:
+            table.add_row(str(e["rank"]), e["agent"], e["version"], e["model"], e["user"],
+                          str(e["agent_submission"]), numbers.significant(e["score"]),
+                          numbers.significant(e["cost_usd"]), _whole(e.get("tokens")))
+        console.print(table)
+    if not document["frontier"]:
+        console.print(f"no upload on {hardware} gives a cost yet: the frontier is empty")
+    if document["no_cost"]:
+        console.print("no cost given (not compared): " + ", ".join(
+            f"{e['agent']} {e['version']} (#{e['agent_submission']}, score {numbers.significant(e['score'])})"
+            for e in document["no_cost"]))

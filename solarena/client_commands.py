@@ -1,6 +1,6 @@
 """The `solarena` commands that talk to a server: login, problems, hardware, show, submit, status,
-cancel, publish, unpublish, leaderboard and submit-agent (docs/cli.md). solarena/cli.py registers them;
-HTTP and the stored login are in solarena/client.py."""
+cancel, publish, unpublish, leaderboard, submit-agent and publish-agent (docs/cli.md).
+solarena/cli.py registers them; HTTP and the stored login are in solarena/client.py."""
 
 from __future__ import annotations
 
@@ -42,8 +42,8 @@ from .client import (
 
 EXIT_CODES_HELP = """\
 exit codes of the server commands (login, problems, hardware, show, submit, test, benchmark, status, cancel,
-publish, unpublish, leaderboard, compare, submit-agent, agents, agent-results, agent-compare,
-agent-submissions):
+publish, unpublish, leaderboard, compare, submit-agent, publish-agent, agents, agent-results, agent-compare,
+agent-frontier, agent-submissions):
   0  success
   2  bad arguments or files, or the server refused the request (its message is shown); with
      submit-agent --check, a bundle an upload would refuse or with Python that does not compile
@@ -125,15 +125,26 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     agent.add_argument("--mode", choices=MODES, default="ranked",
                        help="every solution's: ranked (default) counts on the agent board; test or "
                             "benchmark runs the visible workloads only, privately")
+    agent.add_argument("--private", action="store_true",
+                       help="keep the upload to you (and the admins) and off every board until "
+                            "`solarena publish-agent ID`; it is evaluated all the same")
     agent.add_argument("--check", action="store_true",
                        help="a dry run: check the bundle (problems, languages, hardware, Python syntax) "
                             "and store nothing; exit 2 when an upload would fail")
     _wait_options(agent)
 
+    publish_agent = add("publish-agent", cmd_publish_agent,
+                        "publish a private agent upload: shown to everyone, its results on the boards")
+    publish_agent.add_argument("id", type=int, help="the agent submission's id")
+
     agents = add("agents", cmd_agents, "the agent board: each finished upload's suite score and "
                                         "generalization figures on a hardware")
     agents.add_argument("--hardware", default="cpu", help="the hardware slug (default cpu)")
     agents.add_argument("--task-type", default=None, help="the figures over this task type's problems")
+
+    frontier = add("agent-frontier", cmd_agent_frontier, "the agent board's score versus cost: the uploads "
+                   "no other beats on both counts (docs/scoring.md)")
+    frontier.add_argument("--hardware", default="cpu", help="the hardware slug (default cpu)")
 
     results = add("agent-results", cmd_agent_results,
                   "one agent upload problem by problem, per task type and per hardware")
@@ -711,7 +722,10 @@ def cmd_submit_agent(args: argparse.Namespace) -> int:
         name, data = _bundle_bytes(args.bundle)
         if args.check:
             return _check_bundle(client, name, data, args)
-        agent = client.post("agent-submissions/", data={"hardware": args.hardware, "mode": args.mode},
+        fields = {"hardware": args.hardware, "mode": args.mode}
+        if args.private:
+            fields["private"] = "true"
+        agent = client.post("agent-submissions/", data=fields,
                             files={"file": (name, data, "application/octet-stream")})
         err = _err()
         if not args.json:
@@ -721,6 +735,24 @@ def cmd_submit_agent(args: argparse.Namespace) -> int:
         if args.wait:
             agent = _wait(client, f"agent-submissions/{agent['id']}/", _agent_states, args, err)
     return _show_agent(agent, args)
+
+
+def cmd_publish_agent(args: argparse.Namespace) -> int:
+    with _client(args) as client:
+        client.require_login()
+        try:
+            document = client.post(f"agent-submissions/{args.id}/publish/")
+        except BadRequest as exc:
+            if exc.status == 404:
+                raise BadRequest(f"no agent submission {args.id} of yours on {client.server}",
+                                 status=404) from None
+            raise
+    if args.json:
+        _print_json(document)
+    else:
+        _out().print(f"agent submission {args.id} is public: anyone may see it, and its ranked results are "
+                     "on the boards (the agent board once every evaluation has finished)", highlight=False)
+    return EXIT_OK
 
 
 def _check_bundle(client: Client, name: str, data: bytes, args: argparse.Namespace) -> int:
@@ -752,6 +784,12 @@ def cmd_agents(args: argparse.Namespace) -> int:
     with _client(args) as client:
         document = client.get("leaderboards/agents/", params=params)
     return _print_agents(document, args, agent_tables.print_board)
+
+
+def cmd_agent_frontier(args: argparse.Namespace) -> int:
+    with _client(args) as client:
+        document = client.get("agents/frontier/", params={"hardware": args.hardware})
+    return _print_agents(document, args, agent_tables.print_frontier)
 
 
 def cmd_agent_results(args: argparse.Namespace) -> int:
@@ -817,8 +855,9 @@ def _show_agent(document: dict[str, Any], args: argparse.Namespace) -> int:
 
 
 def print_agent(document: Mapping[str, Any], console: Console) -> None:
+    private = " (private until `solarena publish-agent`)" if document.get("private") else ""
     console.print(f"agent submission {document['id']}: {document['name']} {document['version']} "
-                  f"({document['model']}), {document['status']}")
+                  f"({document['model']}), {document['status']}{private}", highlight=False)
     suites = Table(title="suites")
     for column in ("hardware", "status", "scored", "suite score"):
         suites.add_column(column)

@@ -302,7 +302,8 @@ SPECTACULAR_SETTINGS = {
                             "AvailabilityStateEnum": "evaluator.workers.STATES",
                             "EvaluationStateEnum": "evaluator.models.EVALUATION_STATES",
                             "EntryConfirmationEnum": "evaluator.confirmations.LABELS",
-                            "EvaluationConfirmationEnum": "evaluator.confirmations.STATES"},
+                            "EvaluationConfirmationEnum": "evaluator.confirmations.STATES",
+                            "EntryStatusCodeEnum": "evaluator.entry_status.CODES"},
 }
 
 # Quotas: submissions one participant may make per problem in any 24 hours (evaluations the

@@ -23,6 +23,8 @@ from .suites import is_valid, status_of
 # What of an evaluation's aggregates the figures read (evaluator.scoring.score.ProblemAggregates).
 AGGREGATES = ("visible_score", "hidden_score", "visible_passed", "visible_total", "hidden_passed",
               "hidden_total", "conditional_correctness", "passed", "total")
+# What the manifest says the agent spent on a problem (Submission.agent_usage); None where not given.
+USAGE = ("cost_usd", "tokens_input", "tokens_output", "wall_seconds")
 LEFT_OUT = "left out"
 
 
@@ -67,12 +69,29 @@ class ProblemRow:
     submission: int | None = None
     outcome: str = LEFT_OUT
     outcome_css: str = "state-left-out"  # the outcome's colour on the pages (evaluator.scoring.outcome)
+    usage: dict[str, Any] = field(default_factory=dict)  # the manifest's figures for it, those given
+
+    @property
+    def cost_usd(self) -> float | None:
+        return self.usage.get("cost_usd")
+
+    @property
+    def tokens_input(self) -> int | None:
+        return self.usage.get("tokens_input")
+
+    @property
+    def tokens_output(self) -> int | None:
+        return self.usage.get("tokens_output")
+
+    @property
+    def wall_seconds(self) -> float | None:
+        return self.usage.get("wall_seconds")
 
     def to_dict(self) -> dict[str, Any]:
         """Every figure; a left-out problem's as a result with nothing passed (it scores 0)."""
         result = self.result or ProblemResult(self.problem, self.task_type)
         return {**result.to_dict(), "problem_slug": self.problem_slug, "submission": self.submission,
-                "outcome": self.outcome}
+                "outcome": self.outcome, **{key: self.usage.get(key) for key in USAGE}}
 
 
 @dataclass
@@ -115,7 +134,7 @@ def results(agents: Sequence[AgentSubmission], hardware: Hardware | None = None,
     values = list(rows.order_by().values(
         "pk", "submission__agent_submission", "submission_id", "hardware__slug", "state", "reward_hack",
         "score", "submission__problem__name", "submission__problem__slug", "submission__problem__task_type",
-        *(f"aggregates__{key}" for key in AGGREGATES)))
+        "submission__agent_usage", *(f"aggregates__{key}" for key in AGGREGATES)))
     verdicts = _verdicts_where_nothing_passed(values)
     found: dict[tuple[int, str], list[dict[str, Any]]] = {}
     for row in values:
@@ -160,6 +179,7 @@ def _problem_row(row: dict[str, Any]) -> ProblemRow:
     valid = is_valid(row["state"], row["reward_hack"], row["score"])
     name, task_type = row["submission__problem__name"], row["submission__problem__task_type"]
     outcome = evaluation_outcome(row["state"], row["reward_hack"], aggregates, row["verdicts"])
+    usage = row["submission__agent_usage"] or {}
     return ProblemRow(ProblemResult.of(name, task_type, valid, row["score"], aggregates), name,
                       row["submission__problem__slug"], task_type, row["submission_id"], outcome.text,
-                      outcome.css)
+                      outcome.css, {key: usage[key] for key in USAGE if usage.get(key) is not None})

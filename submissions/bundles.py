@@ -19,7 +19,7 @@ import tarfile
 import zipfile
 import zlib
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any, BinaryIO
 
@@ -50,6 +50,20 @@ DEFAULT_LIMITS = BundleLimits()
 
 
 @dataclass(frozen=True)
+class ProblemUsage:
+    """What the agent spent on one problem, as the manifest's `problems` says (each figure optional)."""
+
+    cost_usd: float | None = None
+    tokens_input: int | None = None
+    tokens_output: int | None = None
+    wall_seconds: float | None = None
+
+    def to_dict(self) -> dict[str, float | int]:
+        """The figures given, as Submission.agent_usage stores them."""
+        return {key: value for key in _USAGE_FIELDS if (value := getattr(self, key)) is not None}
+
+
+@dataclass(frozen=True)
 class AgentManifest:
     name: str
     version: str
@@ -58,8 +72,11 @@ class AgentManifest:
     budget_usd: float | None = None
     cost_usd: float | None = None
     tokens: int | None = None
+    tokens_input: int | None = None
+    tokens_output: int | None = None
     wall_seconds: float | None = None
     logs: tuple[str, ...] = ()
+    problems: dict[str, ProblemUsage] = field(default_factory=dict)  # by the name the bundle gives it
 
 
 @dataclass(frozen=True)
@@ -299,8 +316,14 @@ def _tar_kind(member: tarfile.TarInfo) -> str:
 _MANIFEST = "manifest.json"
 _TEXT_FIELDS = {"name": 100, "version": 100, "model": 200, "description": 5000}
 _REQUIRED_FIELDS = ("name", "version", "model")
-_NUMBER_FIELDS = ("budget_usd", "cost_usd", "tokens", "wall_seconds")
-_MANIFEST_KEYS = (*_TEXT_FIELDS, *_NUMBER_FIELDS, "logs")
+_NUMBER_FIELDS = ("budget_usd", "cost_usd", "tokens", "tokens_input", "tokens_output", "wall_seconds")
+_WHOLE_NUMBERS = ("tokens", "tokens_input", "tokens_output")
+_MANIFEST_KEYS = (*_TEXT_FIELDS, *_NUMBER_FIELDS, "logs", "problems")
+_USAGE_FIELDS = ("cost_usd", "tokens_input", "tokens_output", "wall_seconds")
+# The figures that add up over the problems (wall time does not: problems may run side by side), each
+# with the run-level figure its per-problem sum may not exceed, once rounding is allowed for.
+_SUMS = (("cost_usd", "cost_usd"), ("tokens_input", "tokens_input"), ("tokens_output", "tokens_output"))
+_ROUNDING = 1e-9
 
 
 def _assemble(files: dict[str, bytes], limits: BundleLimits) -> Bundle:
@@ -313,7 +336,16 @@ def _assemble(files: dict[str, bytes], limits: BundleLimits) -> Bundle:
     if not solutions:
         raise BundleError("the bundle holds no solutions (<problem>.py, <problem>/solution.py or "
                           "<problem>/solution.json)")
+    _check_usage_names(manifest, solutions)
     return Bundle(manifest, solutions, logs)
+
+
+def _check_usage_names(manifest: AgentManifest, solutions: dict[str, SolutionFiles]) -> None:
+    """Each problem of the manifest's `problems` is one the bundle holds a solution of, named alike."""
+    strangers = [name for name in manifest.problems if name not in solutions]
+    if strangers:
+        raise BundleError(f"{_MANIFEST}: 'problems' names {strangers[0]!r}, which the bundle has no solution "
+                          f"for (its solutions: {_quoted(solutions)})")
 
 
 def _take_logs(files: dict[str, bytes], paths: tuple[str, ...], limits: BundleLimits) -> dict[str, str]:
@@ -368,7 +400,10 @@ def parse_manifest(data: bytes, limits: BundleLimits = DEFAULT_LIMITS) -> AgentM
         raise BundleError(f"{_MANIFEST}: missing required key(s) {_quoted(missing)}")
     texts = {key: _manifest_text(key, raw[key]) for key in _TEXT_FIELDS if key in raw}
     numbers = {key: _manifest_number(key, raw[key]) for key in _NUMBER_FIELDS if key in raw}
-    return AgentManifest(**texts, **numbers, logs=_manifest_logs(raw.get("logs", [])))
+    _check_tokens(numbers)
+    problems = _manifest_problems(raw.get("problems", {}))
+    _check_sums(numbers, problems)
+    return AgentManifest(**texts, **numbers, logs=_manifest_logs(raw.get("logs", [])), problems=problems)
 
 
 def _object_without_repeated_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -393,16 +428,61 @@ def _manifest_text(key: str, value: Any) -> str:
     return value
 
 
-def _manifest_number(key: str, value: Any) -> float | int:
+def _manifest_number(key: str, value: Any, where: str = f"{_MANIFEST}: ") -> float | int:
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        raise BundleError(f"{_MANIFEST}: '{key}' must be a number")
+        raise BundleError(f"{where}'{key}' must be a number")
     if value < 0:
-        raise BundleError(f"{_MANIFEST}: '{key}' must be >= 0, not {value}")
-    if key == "tokens":
+        raise BundleError(f"{where}'{key}' must be >= 0, not {value}")
+    if key in _WHOLE_NUMBERS:
         if isinstance(value, float) and not value.is_integer():
-            raise BundleError(f"{_MANIFEST}: 'tokens' must be a whole number")
+            raise BundleError(f"{where}'{key}' must be a whole number")
         return int(value)
     return value
+
+
+def _check_tokens(numbers: dict[str, float | int]) -> None:
+    """`tokens`, the total, holds at least the tokens read and written that are given."""
+    if "tokens" not in numbers or not {"tokens_input", "tokens_output"} & numbers.keys():
+        return
+    parts = numbers.get("tokens_input", 0) + numbers.get("tokens_output", 0)
+    if numbers["tokens"] < parts:
+        raise BundleError(f"{_MANIFEST}: 'tokens' ({numbers['tokens']}) is less than 'tokens_input' + "
+                          f"'tokens_output' ({parts}); 'tokens' is the total")
+
+
+def _manifest_problems(value: Any) -> dict[str, ProblemUsage]:
+    """`problems`: per problem, named as the bundle names its solution, what the agent spent on it."""
+    if not isinstance(value, dict):
+        raise BundleError(f"{_MANIFEST}: 'problems' must be an object: problem -> its "
+                          f"{_quoted(_USAGE_FIELDS)}")
+    problems = {}
+    for name, usage in value.items():
+        where = f"{_MANIFEST}: problems[{name!r}]: "
+        if not isinstance(usage, dict):
+            raise BundleError(f"{where}must be an object with any of {_quoted(_USAGE_FIELDS)}")
+        unknown = sorted(set(usage) - set(_USAGE_FIELDS))
+        if unknown:
+            raise BundleError(f"{where}unknown key(s) {_quoted(unknown)}; the keys are "
+                              f"{_quoted(_USAGE_FIELDS)}")
+        problems[name] = ProblemUsage(**{key: _manifest_number(key, usage[key], where) for key in usage})
+    return problems
+
+
+def _check_sums(numbers: dict[str, float | int], problems: dict[str, ProblemUsage]) -> None:
+    """The problems' costs and tokens add up to no more than the run's, where both are given."""
+    for part, whole in _SUMS:
+        given = [getattr(p, part) for p in problems.values() if getattr(p, part) is not None]
+        _check_sum(f"'{part}'", given, whole, numbers)
+    tokens = [(p.tokens_input or 0) + (p.tokens_output or 0) for p in problems.values()
+              if p.tokens_input is not None or p.tokens_output is not None]
+    _check_sum("'tokens_input' + 'tokens_output'", tokens, "tokens", numbers)
+
+
+def _check_sum(what: str, values: list[float | int], whole: str, numbers: dict[str, float | int]) -> None:
+    total = math.fsum(values)
+    if values and whole in numbers and total > numbers[whole] * (1 + _ROUNDING) + _ROUNDING:
+        raise BundleError(f"{_MANIFEST}: the problems' {what} add up to {total:.10g}, more than the run's "
+                          f"'{whole}' ({numbers[whole]:.10g}); 'problems' splits the run's figures")
 
 
 def _manifest_logs(value: Any) -> tuple[str, ...]:

@@ -82,6 +82,9 @@ class SubmissionForm(forms.Form):
     agent_version = forms.CharField(required=False, max_length=_max_length("version"), label="Agent version")
     agent_model = forms.CharField(required=False, max_length=_max_length("model"), label="Agent model",
                                   help_text="the model behind the agent")
+    agent_private = forms.BooleanField(required=False, label="Keep it private until I publish it",
+                                       help_text="the agent's upload is yours and the admins' alone, on no "
+                                       "board, until you press Publish on its agent page")
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -110,6 +113,10 @@ class SubmissionForm(forms.Form):
         except SolutionError as exc:
             self.add_error(field, str(exc))
         data["mode"] = data.get("mode") or modes.RANKED  # left out: a ranked run, as before modes
+        agent_errors = any(map(self.has_error, AGENT_FIELDS))
+        if data.get("agent_private") and data.get("agent") is None and not agent_errors:
+            self.add_error("agent_private", "only a solution sent with an agent (its name, version and "
+                                            "model) can be kept private until published")
         if data.get("agent") is not None and data["mode"] != modes.RANKED:
             self.add_error("mode", "a solution sent with an agent is a ranked run (it counts on the agent "
                                    "board)")

@@ -102,6 +102,7 @@ def create_submission(
     hardware: list[Hardware],
     agent_submission: AgentSubmission | None = None,
     mode: str = modes.RANKED,
+    agent_usage: dict[str, float | int] | None = None,
 ) -> Submission:
     """Store the solution and one queued evaluation per hardware; the messages go out on commit.
     Raises SubmittingTooFast, storing nothing, past the owner's submissions per minute (a part of an
@@ -123,7 +124,7 @@ def create_submission(
         _check_in_flight(owner, len(hardware))
         submission = Submission.objects.create(
             owner=owner, problem=problem, language=language, sources=dict(files.files), entry=files.entry,
-            agent_submission=agent_submission, mode=mode,
+            agent_submission=agent_submission, mode=mode, agent_usage=agent_usage or {},
         )
         for hw in hardware:
             evaluation = Evaluation.objects.create(
@@ -134,14 +135,16 @@ def create_submission(
 
 
 def create_agent_submission(owner: AbstractBaseUser, bundle: Bundle, hardware: list[Hardware],
-                            mode: str = modes.RANKED) -> AgentSubmission:
-    """Store the bundle's manifest and logs, and one submission per problem (its current version) on
-    every hardware, all in one transaction. The bundle names each problem by its slug or its name.
-    Raises UnknownProblems when a problem does not exist, ProblemNamedTwice when two solutions are
-    for one problem, SubmittingTooFast past the owner's submissions per minute (the bundle counts as
-    one), TooManyInFlight when all its evaluations would be too many at once, QuotaExceeded when
-    one problem is over the daily quota, and VersionTaken when a ranked upload repeats a version;
-    either way nothing is stored."""
+                            mode: str = modes.RANKED, private: bool = False) -> AgentSubmission:
+    """Store the bundle's manifest and logs, and one submission per problem (its current version, and
+    what the manifest says the agent spent on it) on every hardware, all in one transaction. The
+    bundle names each problem by its slug or its name. Raises UnknownProblems when a problem does not
+    exist, ProblemNamedTwice when two solutions are for one problem, SubmittingTooFast past the
+    owner's submissions per minute (the bundle counts as one), TooManyInFlight when all its
+    evaluations would be too many at once, QuotaExceeded when one problem is over the daily quota,
+    and VersionTaken when a ranked upload repeats a version; either way nothing is stored. A
+    `private` upload is evaluated as any other but its owner's and the admins' alone, on no board,
+    until published (submissions/agent_publication.py)."""
     if not hardware:
         raise ValueError("an agent submission needs at least one hardware to run on")
     check_served(hardware)
@@ -152,11 +155,12 @@ def create_agent_submission(owner: AbstractBaseUser, bundle: Bundle, hardware: l
         check_version(owner, bundle.manifest, mode)
         _check_rate(owner)
         _check_in_flight(owner, len(names) * len(hardware), what="this bundle")
-        agent = _store_agent(owner, bundle.manifest, dict(bundle.logs), mode)
+        agent = _store_agent(owner, bundle.manifest, dict(bundle.logs), mode, private)
         for name, files in bundle.solutions.items():
             language = infer_language(files.files, files.entry)
+            usage = bundle.manifest.problems.get(name)
             create_submission(owner, problems[name], files, language, hardware, agent_submission=agent,
-                              mode=mode)
+                              mode=mode, agent_usage=usage.to_dict() if usage else None)
     return agent
 
 
@@ -220,14 +224,16 @@ def _syntax_errors(files: SolutionFiles) -> list[str]:
 
 
 def create_agent_solution(owner: AbstractBaseUser, manifest: AgentManifest, problem: Problem,
-                          files: SolutionFiles, language: str, hardware: list[Hardware]) -> Submission:
+                          files: SolutionFiles, language: str, hardware: list[Hardware],
+                          private: bool = False) -> Submission:
     """One solution sent with an agent's name, version and model (the browser form): an agent
-    submission of that one problem, stored with it in one transaction, under the same limits."""
+    submission of that one problem (`private`: until its owner publishes it), stored with it in one
+    transaction, under the same limits."""
     with transaction.atomic():
         _lock(owner)
         check_version(owner, manifest, modes.RANKED)
         _check_rate(owner)
-        agent = _store_agent(owner, manifest, {})
+        agent = _store_agent(owner, manifest, {}, private=private)
         return create_submission(owner, problem, files, language, hardware, agent_submission=agent)
 
 
@@ -254,11 +260,12 @@ def check_languages(files: SolutionFiles, language: str, hardware: list[Hardware
 
 
 def _store_agent(owner: AbstractBaseUser, manifest: AgentManifest, logs: dict[str, str],
-                 mode: str = modes.RANKED) -> AgentSubmission:
+                 mode: str = modes.RANKED, private: bool = False) -> AgentSubmission:
     return AgentSubmission.objects.create(
         owner=owner, name=manifest.name, version=manifest.version, model=manifest.model,
         description=manifest.description, budget_usd=manifest.budget_usd, cost_usd=manifest.cost_usd,
-        tokens=manifest.tokens, wall_seconds=manifest.wall_seconds, logs=logs, mode=mode)
+        tokens=manifest.tokens, tokens_input=manifest.tokens_input, tokens_output=manifest.tokens_output,
+        wall_seconds=manifest.wall_seconds, logs=logs, mode=mode, private=private)
 
 
 def _lock(owner: AbstractBaseUser) -> None:

@@ -49,7 +49,8 @@ def submit(request: HttpRequest) -> HttpResponse:
                                                             data["language"], hardware, mode=data["mode"])
                 else:
                     submission = services.create_agent_solution(request.user, data["agent"], data["problem"],
-                                                                data["files"], data["language"], hardware)
+                                                                data["files"], data["language"], hardware,
+                                                                private=data["agent_private"])
             except (services.QuotaExceeded, services.UnsupportedLanguage, services.NoWorkerOnline,
                     services.VersionTaken) as exc:
                 form.add_error(None, str(exc))

@@ -1,9 +1,10 @@
 """Who may read a submission, and its sources: the rules used by the API, the pages and templates.
 
 A ranked submission's page and results are public; a test or benchmark run is its owner's and the
-admins' alone. Sources: the owner always; staff always; anyone else (signed in or not) only once
-the owner has published a ranked submission or an admin has revealed the solutions of its problem
-(that version's).
+admins' alone, and so is a solution of an agent upload its owner keeps private, until they publish
+the upload (submissions/agent_publication.py). Sources: the owner always; staff always; anyone else
+(signed in or not) only once the owner has published a public submission or an admin has revealed
+the solutions of its problem (that version's).
 """
 
 from __future__ import annotations
@@ -12,8 +13,9 @@ from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import Q
 
 from evaluator import modes
+from evaluator.rankings import on_boards
 
-from .models import Submission
+from .models import AgentSubmission, Submission
 
 
 def can_view_source(user: AbstractBaseUser | AnonymousUser | None, submission: Submission) -> bool:
@@ -23,9 +25,15 @@ def can_view_source(user: AbstractBaseUser | AnonymousUser | None, submission: S
 
 
 def is_public(submission: Submission) -> bool:
-    """A ranked submission's page and results are anyone's to read; a test or benchmark run is its
-    owner's (and the admins') alone, whatever else is said of it (evaluator/modes.py)."""
-    return modes.is_ranked(submission.mode)
+    """A ranked submission's page and results are anyone's to read; a test or benchmark run, and a
+    private agent upload's solution, is its owner's (and the admins') alone, whatever else is said
+    of it (evaluator/modes.py). A query for a solution of an agent upload not fetched with it."""
+    if not modes.is_ranked(submission.mode) or submission.agent_submission_id is None:
+        return modes.is_ranked(submission.mode)
+    if Submission.agent_submission.is_cached(submission):
+        return not submission.agent_submission.private
+    # not the upload itself, whose logs can be large
+    return not AgentSubmission.objects.filter(pk=submission.agent_submission_id, private=True).exists()
 
 
 def can_view(user: AbstractBaseUser | AnonymousUser | None, submission: Submission) -> bool:
@@ -40,8 +48,8 @@ def _owner_or_staff(user: AbstractBaseUser | AnonymousUser | None, submission: S
 def viewable_sources(user: AbstractBaseUser | AnonymousUser | None, prefix: str = "") -> Q:
     """The same rule as a filter on submissions (`prefix`: the path to them, e.g. "submissions__"),
     for counting many at once."""
-    rule = (Q(**{f"{prefix}published": True}) | Q(**{f"{prefix}problem__solutions_revealed": True})) & Q(
-        **{f"{prefix}mode": modes.RANKED})
+    rule = ((Q(**{f"{prefix}published": True}) | Q(**{f"{prefix}problem__solutions_revealed": True}))
+            & on_boards(prefix))
     if user is not None and user.is_authenticated:
         if user.is_staff:
             return Q(**{f"{prefix}pk__isnull": False})

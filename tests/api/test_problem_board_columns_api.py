@@ -31,4 +31,4 @@ def test_figures_of_the_best_evaluation_and_unranked_participants(problem: Probl
     assert datetime.fromisoformat(entry["last_improved"]) == best.finished_at
     assert datetime.fromisoformat(entry["submitted_at"]) == best.submission.created
     assert [(u["user"], u["submissions"]) for u in body["unranked"]] == [("bob", 1), ("cyd", 1)]
-    assert set(body["unranked"][0]) == {"user", "team", "submissions", "submitted_at"}
+    assert set(body["unranked"][0]) == {"user", "team", "submissions", "submitted_at", "status"}

@@ -1,0 +1,96 @@
+"""Why a board's row has no rank, or what is in question about it: one short public text per row,
+the same on the pages, the CSV and the API (docs/scoring.md, "Why a row has no rank").
+
+A participant without a valid score is explained by their latest evaluation that counts on the board
+(scored, on the boards: ranked and not a private agent upload's, not replaced by a rescore, not a
+confirmation run; the ones rankings.update_entry counts, every one of them invalid, or they would
+have a score). The text is made only of what the submission's public page shows: the
+reward-hack flag and whether a reviewer set it, the aggregates, and the verdict of a visible workload.
+Never the review notes (`hack_reason`: admins only, it quotes hidden workloads), a workload's message
+(it follows the source's visibility) or anything of a hidden workload but the aggregate."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from django.db.models import Exists, F, OuterRef, Subquery, Window
+from django.db.models.functions import RowNumber
+
+from leaderboard.models import LeaderboardEntry, Workload
+
+from .counting import COUNTING
+from .harness import status
+from .models import Evaluation, WorkloadResult
+from .rankings import on_boards
+
+REWARD_HACK, DISQUALIFIED = "reward_hack", "disqualified"
+NO_WORKLOAD_PASSED, SCORED_ZERO, NO_VALID_SCORE = "no_workload_passed", "scored_zero", "no_valid_score"
+DISPUTED = "disputed"
+CODES = (REWARD_HACK, DISQUALIFIED, NO_WORKLOAD_PASSED, SCORED_ZERO, NO_VALID_SCORE, DISPUTED)
+BROKE_RULES = (REWARD_HACK, DISQUALIFIED)  # the ones the problem's rules (its page's #rules) explain
+
+
+@dataclass(frozen=True)
+class EntryStatus:
+    code: str  # one of CODES
+    text: str  # what the boards show
+    submission_id: int | None  # the submission it is about (ranked: its page is public)
+
+    @property
+    def broke_rules(self) -> bool:
+        return self.code in BROKE_RULES
+
+
+UNEXPLAINED = EntryStatus(NO_VALID_SCORE, "no valid score", None)  # no counting evaluation found
+
+
+def why_excluded(submission_id: int | None, reward_hack: bool, reviewed: bool,
+                 aggregates: Mapping[str, Any] | None, score: float | None,
+                 visible_failure: str | None) -> EntryStatus:
+    """Why an evaluation does not count for the board: `reviewed` when a reviewer marked the reward
+    hack (the reviewer is not named); `visible_failure` the verdict of its first visible workload that
+    did not pass, if any."""
+    aggregates = aggregates or {}
+    if reward_hack:
+        if reviewed:
+            return EntryStatus(DISQUALIFIED, "disqualified by review", submission_id)
+        return EntryStatus(REWARD_HACK, "reward hack: flagged by the harness", submission_id)
+    if aggregates.get("passed") == 0:
+        text = "no workload passed"
+        if visible_failure:
+            text += ": " + visible_failure.lower().replace("_", " ")
+        return EntryStatus(NO_WORKLOAD_PASSED, text, submission_id)
+    if score is not None and score <= 0:
+        below = aggregates.get("below_sol_count")
+        faster = isinstance(below, int) and below > 0
+        text = "scored 0: faster than the SOL bound allows" if faster else "scored 0"
+        return EntryStatus(SCORED_ZERO, text, submission_id)
+    return EntryStatus(NO_VALID_SCORE, "no valid score", submission_id)
+
+
+def disputed(submission_id: int | None) -> EntryStatus:
+    """A ranked entry whose confirmation run disagreed (evaluator.confirmations): a reviewer decides."""
+    return EntryStatus(DISPUTED, "disputed: under review", submission_id)
+
+
+def excluded(problem_ids: Sequence[int], hardware_id: int) -> dict[tuple[int, int], EntryStatus]:
+    """Why each participant without a valid score on these problems' boards (of the hardware) has
+    none, by (problem id, user id): one query whatever the number of rows."""
+    board_and_owner = {"problem_id": OuterRef("submission__problem_id"), "hardware_id": hardware_id,
+                       "user_id": OuterRef("submission__owner_id")}
+    unscored = LeaderboardEntry.objects.filter(**board_and_owner, score__isnull=True)
+    first_failure = (WorkloadResult.objects.filter(evaluation=OuterRef("pk"),
+                                                   workload__visibility=Workload.VISIBLE)
+                     .exclude(status=status.PASSED).order_by("workload__position").values("status")[:1])
+    latest = Window(RowNumber(), partition_by=[F("submission__problem_id"), F("submission__owner_id")],
+                    order_by=[F("submission__created").desc(), F("pk").desc()])
+    found = (Evaluation.objects.filter(COUNTING, on_boards("submission__"), Exists(unscored),
+                                       state=Evaluation.SCORED, hardware_id=hardware_id,
+                                       submission__problem_id__in=list(problem_ids))
+             .annotate(visible_failure=Subquery(first_failure), place=latest).filter(place=1)
+             .values_list("submission__problem_id", "submission__owner_id", "submission_id", "reward_hack",
+                          "hack_marked_by_id", "aggregates", "score", "visible_failure"))
+    return {(problem, owner): why_excluded(submission, hack, marked is not None, aggregates, score, failure)
+            for problem, owner, submission, hack, marked, aggregates, score, failure in found}
