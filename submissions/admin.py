@@ -20,7 +20,8 @@ class SubmissionAdmin(ReadOnlyMixin, admin.ModelAdmin):
 
 @admin.register(AgentSubmission)
 class AgentSubmissionAdmin(ReadOnlyMixin, admin.ModelAdmin):
-    list_display = ["id", "owner", "name", "version", "model", "cost_usd", "created"]
+    list_display = ["id", "owner", "name", "version", "model", "mode", "private", "cost_usd", "created"]
+    list_filter = ["mode", "private"]
     search_fields = ["owner__username", "name", "model"]
     list_select_related = ["owner"]
     date_hierarchy = "created"

@@ -57,6 +57,7 @@ ENDPOINTS: list[tuple[str, Request, dict[str, int]]] = [
     ("GET category board", lambda api, ids: api.get(f"{V1}leaderboards/categories/{ids['category']}/cpu/"),
      ANYONE),
     ("GET agent board", lambda api, ids: api.get(f"{V1}leaderboards/agents/", {"hardware": "cpu"}), ANYONE),
+    ("GET agent frontier", lambda api, ids: api.get(f"{V1}agents/frontier/", {"hardware": "cpu"}), ANYONE),
     ("GET schema", lambda api, ids: api.get(f"{V1}schema/"), ANYONE),
     ("GET docs", lambda api, ids: api.get(f"{V1}docs/"), ANYONE),
     ("POST submissions", submit, {"anonymous": 401, "owner": 201, "other": 201, "admin": 201}),
