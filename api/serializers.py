@@ -387,16 +387,27 @@ class SuiteSerializer(serializers.Serializer):
                                                 "workload passed; not a reward hack)")
 
 
+class AgentUsageSerializer(serializers.Serializer):
+    """What the agent spent on one problem, as its manifest's `problems` gave it (null: not given)."""
+
+    cost_usd = serializers.FloatField(allow_null=True, default=None)
+    tokens_input = serializers.IntegerField(allow_null=True, default=None)
+    tokens_output = serializers.IntegerField(allow_null=True, default=None)
+    wall_seconds = serializers.FloatField(allow_null=True, default=None)
+
+
 class AgentSolutionSerializer(serializers.ModelSerializer):
     problem = serializers.CharField(source="problem.name", read_only=True)
     problem_slug = serializers.CharField(source="problem.slug", read_only=True,
                                          help_text="the problem in URLs and API paths")
     problem_version = serializers.IntegerField(source="problem.version", read_only=True)
     evaluations = EvaluationSerializer(many=True, read_only=True)
+    agent_usage = AgentUsageSerializer(read_only=True)
 
     class Meta:
         model = Submission
-        fields = ["id", "problem", "problem_slug", "problem_version", "language", "evaluations"]
+        fields = ["id", "problem", "problem_slug", "problem_version", "language", "agent_usage",
+                  "evaluations"]
 
 
 class AgentSubmissionSerializer(serializers.ModelSerializer):

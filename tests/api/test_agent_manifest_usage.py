@@ -63,6 +63,12 @@ def test_the_usage_is_stored_and_shown_problem_by_problem(problems: None, cpu: H
     assert [rows["scale_shift_v2"][key] for key in keys] == [2, None, None, None]
     assert rows["scale_shift_json"]["cost_usd"] is None
 
+    detail = client_for(agent.owner).get(f"{AGENTS}{agent.pk}/").json()
+    solutions = {s["problem"]: s["agent_usage"] for s in detail["submissions"]}
+    assert solutions["scale_shift"] == USAGE["scale_shift"]
+    assert solutions["scale_shift_v2"] == {"cost_usd": 2, "tokens_input": None, "tokens_output": None,
+                                           "wall_seconds": None}
+
 
 @pytest.mark.parametrize(("manifest", "message"), [
     ({"tokens": 1000, "tokens_input": 900, "tokens_output": 200},
