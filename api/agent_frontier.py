@@ -19,7 +19,7 @@ from leaderboard.agent_boards import AgentRow
 from leaderboard.models import Hardware
 
 from .agent_serializers import AgentFrontierSerializer
-from .agents import usage
+from .agents import board_row
 
 
 class AgentFrontierView(APIView):
@@ -39,10 +39,7 @@ class AgentFrontierView(APIView):
             raise ValidationError({"hardware": ["give ?hardware=<slug>"]})
         found = agent_boards.cost_frontier(get_object_or_404(Hardware, slug=slug))
         def entries(rows: list[AgentRow]) -> list[dict[str, Any]]:
-            return [{"rank": row.rank, "agent": row.agent, "version": row.version, "model": row.model,
-                     "user": row.user, "team": row.team, "agent_submission": row.agent_submission,
-                     "submitted_at": row.submitted_at, **usage(row), **row.figures.to_dict(),
-                     "on_frontier": found.on_frontier(row)} for row in rows]
+            return [{**board_row(row), "on_frontier": found.on_frontier(row)} for row in rows]
 
         return Response(AgentFrontierSerializer({
             "hardware": slug, "problems": len(found.board.suite.problems),

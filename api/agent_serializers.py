@@ -117,8 +117,10 @@ class AgentDocumentSerializer(serializers.Serializer):
     uploads = UploadResultsSerializer(many=True, help_text="newest first")
 
 
-class AgentBoardEntrySerializer(SuiteFiguresSerializer):
-    rank = serializers.IntegerField()
+class AgentRowSerializer(SuiteFiguresSerializer):
+    """One upload's row of an agent board: who, what it spent, its suite figures."""
+
+    rank = serializers.IntegerField(help_text="its place on the agent board")
     agent = serializers.CharField()
     version = serializers.CharField()
     model = serializers.CharField()
@@ -132,6 +134,9 @@ class AgentBoardEntrySerializer(SuiteFiguresSerializer):
     tokens_input = serializers.IntegerField(allow_null=True)
     tokens_output = serializers.IntegerField(allow_null=True)
     wall_seconds = serializers.FloatField(allow_null=True)
+
+
+class AgentBoardEntrySerializer(AgentRowSerializer):
     task_types = TaskTypeFiguresSerializer(many=True, help_text="the same figures over each task type")
     missing_problems = serializers.ListField(child=serializers.CharField())
     results = ProblemResultSerializer(many=True, required=False, help_text=(
@@ -201,20 +206,7 @@ class AgentComparisonSerializer(serializers.Serializer):
     problems = ComparedProblemSerializer(many=True)
 
 
-class FrontierEntrySerializer(SuiteFiguresSerializer):
-    rank = serializers.IntegerField(help_text="its place on the agent board")
-    agent = serializers.CharField()
-    version = serializers.CharField()
-    model = serializers.CharField()
-    user = serializers.CharField()
-    team = serializers.CharField()
-    agent_submission = serializers.IntegerField(help_text="the upload's id")
-    submitted_at = serializers.DateTimeField()
-    cost_usd = serializers.FloatField(allow_null=True, help_text="what the run cost, as its manifest says")
-    tokens = serializers.IntegerField(allow_null=True)
-    tokens_input = serializers.IntegerField(allow_null=True)
-    tokens_output = serializers.IntegerField(allow_null=True)
-    wall_seconds = serializers.FloatField(allow_null=True)
+class FrontierEntrySerializer(AgentRowSerializer):
     on_frontier = serializers.BooleanField()
 
 

@@ -61,12 +61,15 @@ def upload_document(upload: UploadResults) -> dict[str, Any]:
             "wall_seconds": agent.wall_seconds, "hardware": [hardware_document(h) for h in upload.hardware]}
 
 
-def usage(row: agent_boards.AgentRow) -> dict[str, Any]:
-    """What a board row's upload spent, as its manifest says (`tokens`: input + output where only
-    those are given)."""
+def board_row(row: agent_boards.AgentRow) -> dict[str, Any]:
+    """A board row as AgentRowSerializer reads it: who, what the upload spent as its manifest says
+    (`tokens`: input + output where only those are given), its suite figures."""
     upload = row.upload
-    return {"cost_usd": row.cost_usd, "tokens": row.tokens, "tokens_input": upload.tokens_input,
-            "tokens_output": upload.tokens_output, "wall_seconds": upload.wall_seconds}
+    return {"rank": row.rank, "agent": row.agent, "version": row.version, "model": row.model,
+            "user": row.user, "team": row.team, "agent_submission": row.agent_submission,
+            "submitted_at": row.submitted_at, "cost_usd": row.cost_usd, "tokens": row.tokens,
+            "tokens_input": upload.tokens_input, "tokens_output": upload.tokens_output,
+            "wall_seconds": upload.wall_seconds, **row.figures.to_dict()}
 
 
 def readable(request: Request) -> QuerySet[AgentSubmission]:
@@ -108,10 +111,8 @@ class AgentBoardView(APIView):
                                                  + ", ".join(TASK_TYPES)]})
         with_problems = query_flag(request, "problems")
         board = agent_boards.agent_board(get_object_or_404(Hardware, slug=slug), task_type)
-        entries = [{"rank": row.rank, "agent": row.agent, "version": row.version, "model": row.model,
-                    "user": row.user, "team": row.team, "agent_submission": row.agent_submission,
-                    "submitted_at": row.submitted_at, **usage(row), **row.figures.to_dict(),
-                    "task_types": _task_types(row.results), "missing_problems": row.results.missing,
+        entries = [{**board_row(row), "task_types": _task_types(row.results),
+                    "missing_problems": row.results.missing,
                     **({"results": [p.to_dict() for p in row.results.problems]} if with_problems else {})}
                    for row in board.rows]
         size = board.suite.sizes.get(task_type, 0) if task_type else len(board.suite.problems)
