@@ -397,6 +397,8 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
                       _when(e.get("last_improved")))
     console.print(table)
     console.print(_confirmations(entries))
+    if document.get("unranked"):
+        console.print(_unranked(document["unranked"]))
     if document.get("timing_note"):
         console.print(document["timing_note"])
     return EXIT_OK
@@ -411,6 +413,17 @@ def _confirmations(entries: list[dict[str, Any]]) -> str:
     words = {"confirmed": "confirmed by a second run", "disputed": "disputed by a second run, under review",
              "provisional": "provisional"}
     return "; ".join(f"{words[label]}: {', '.join(by_label[label])}" for label in words if label in by_label)
+
+
+def _unranked(rows: list[dict[str, Any]]) -> Text:
+    """The participants without a valid score and why, as the board pages say it (docs/scoring.md,
+    "Why a row has no rank")."""
+    said = []
+    for row in rows:
+        status = row.get("status") or {}
+        about = f", #{status['submission']}" if status.get("submission") else ""
+        said.append(f"{row['user']} ({status.get('text') or 'no valid score'}{about})")
+    return Text("not ranked: " + "; ".join(said))
 
 
 def cmd_compare(args: argparse.Namespace) -> int:

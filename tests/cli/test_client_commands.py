@@ -117,7 +117,11 @@ def test_leaderboard(server: Server, cli: Any) -> None:
     assert evaluator_services.ingest(evaluation.pk, "w", report)
     bob = factories.make_participant("bob")
     factories.make_scored(bob, server.problem, server.cpu, 0.68, score_ci95=0.01)
+    cheat = factories.make_scored(factories.make_participant("carol"), server.problem, server.cpu, 0.9,
+                                  verdict="REWARD_HACK")
     result = cli("leaderboard", "scale_shift", "--hardware", "cpu", "--server", server.url)
+    # the one without a valid score, and why, as the board page says it
+    assert f"not ranked: carol (reward hack: flagged by the harness, #{cheat.submission_id})" in result.out
     assert result.code == 0, result.err
     assert "ada" in result.out and "0.700 ± 0.05" in result.out
     assert result.out.count("1–2") == 2  # the intervals overlap: tied
