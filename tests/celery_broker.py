@@ -7,6 +7,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+import kombu.pools
+
 from solarena.celery import app
 
 
@@ -27,8 +29,11 @@ def celery_on(url: str, monkeypatch: Any) -> Iterator[None]:
 
 def _forget_connections() -> None:
     """Drop the app's broker connections and producers, which stay bound to the broker they were made
-    for (Celery does the same in a forked child; app.close() would also unregister the app)."""
+    for (Celery does the same in a forked child; app.close() would also unregister the app), and
+    kombu's pools of them: those are kept by broker URL, so a later test on the same URL would get
+    back a pool closed here ("Acquire on closed pool")."""
     if app._pool is not None:
         app._pool.force_close_all()
     app._pool = None
     app.amqp._producer_pool = None
+    kombu.pools.reset()

@@ -164,8 +164,10 @@ def _journey(url: str, broker: str, page: Any, shots: Path, tmp_path: Path) -> N
     excluded = page.locator(f"table.board tbody tr:has(a:text-is('{USERNAME}'))")
     expect(excluded).to_have_class("unscored")
     expect(excluded.locator("td.unscored").first).to_have_text("no valid score")
+    expect(excluded).to_contain_text("reward hack: flagged by the harness")  # its status says why
     expect(page.locator("p.help")).to_contain_text(
-        "Participants without a valid score (every workload failed, or reward hacks) are listed last.")
+        "Participants without a valid score (every workload failed, or reward hacks) are listed last, "
+        "each with the reason in its status")
     shot("14-board-excluded")
 
     page.goto(f"{url}/boards/problems/{problem.slug}/{cpu.slug}/")
