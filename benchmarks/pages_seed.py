@@ -150,9 +150,9 @@ def seed(submissions: int, results: int, users: int, now: datetime, rng: random.
     sources = solution_sources(problems)
     seeded.submissions = copy_rows(_model("submissions.Submission"),
                                    ("id", "owner", "problem", "language", "sources", "entry",
-                                    "agent_submission", "published", "created", "mode"),
+                                    "agent_submission", "published", "created", "mode", "agent_usage"),
                                    ((i.id, i.owner, i.problem, "triton", sources[i.problem], "solution.py",
-                                     i.agent, i.id % 50 == 0, i.created, "ranked") for i in items))
+                                     i.agent, i.id % 50 == 0, i.created, "ranked", "{}") for i in items))
     seeded.seconds["agents_and_submissions"] = time.perf_counter() - started
     hardware_ids = dict(_model("leaderboard.Hardware").objects.values_list("slug", "pk"))
     scored = [i for i in items if i.state == "scored"]
@@ -268,10 +268,10 @@ def write_agents(agents: list[dict[str, Any]], now: datetime) -> None:
     logs = {"logs/run.txt": "step 1: read the problem\nstep 2: wrote a Triton kernel\nstep 3: tuned BLOCK\n"}
     copy_rows(_model("submissions.AgentSubmission"),
               ("id", "owner", "name", "version", "model", "description", "budget_usd", "cost_usd", "tokens",
-               "wall_seconds", "logs", "created", "mode"),
+               "wall_seconds", "logs", "created", "mode", "private"),
               ((a["id"], a["owner"], a["name"], a["version"], a["model"], "An agent that writes kernels.",
                 50.0, round(10 + a["id"] % 37, 2), 1_000_000 + a["id"], 3600.0, json.dumps(logs),
-                a["created"], "ranked") for a in agents))
+                a["created"], "ranked", False) for a in agents))
 
 
 def solution_sources(problems: list[int]) -> dict[int, str]:

@@ -11,14 +11,14 @@ Never the review notes (`hack_reason`: admins only, it quotes hidden workloads),
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import Exists, F, OuterRef, Subquery, Window
+from django.db.models import F, Window
 from django.db.models.functions import RowNumber
 
-from leaderboard.models import LeaderboardEntry, Workload
+from leaderboard.models import Workload
 
 from .counting import COUNTING
 from .harness import status
@@ -75,22 +75,30 @@ def disputed(submission_id: int | None) -> EntryStatus:
     return EntryStatus(DISPUTED, "disputed: under review", submission_id)
 
 
-def excluded(problem_ids: Sequence[int], hardware_id: int) -> dict[tuple[int, int], EntryStatus]:
-    """Why each participant without a valid score on these problems' boards (of the hardware) has
-    none, by (problem id, user id): one query whatever the number of rows."""
-    board_and_owner = {"problem_id": OuterRef("submission__problem_id"), "hardware_id": hardware_id,
-                       "user_id": OuterRef("submission__owner_id")}
-    unscored = LeaderboardEntry.objects.filter(**board_and_owner, score__isnull=True)
-    first_failure = (WorkloadResult.objects.filter(evaluation=OuterRef("pk"),
-                                                   workload__visibility=Workload.VISIBLE)
-                     .exclude(status=status.PASSED).order_by("workload__position").values("status")[:1])
+def excluded(unscored: Collection[tuple[int, int]], hardware_id: int) -> dict[tuple[int, int], EntryStatus]:
+    """Why each participant without a valid score on a board of the hardware has none, for the
+    (problem id, user id) pairs given (the board's entries without a score): two queries at most,
+    each over those participants' evaluations only, whatever the size of the board."""
+    if not unscored:
+        return {}
+    pairs = set(unscored)
     latest = Window(RowNumber(), partition_by=[F("submission__problem_id"), F("submission__owner_id")],
                     order_by=[F("submission__created").desc(), F("pk").desc()])
-    found = (Evaluation.objects.filter(COUNTING, on_boards("submission__"), Exists(unscored),
-                                       state=Evaluation.SCORED, hardware_id=hardware_id,
-                                       submission__problem_id__in=list(problem_ids))
-             .annotate(visible_failure=Subquery(first_failure), place=latest).filter(place=1)
-             .values_list("submission__problem_id", "submission__owner_id", "submission_id", "reward_hack",
-                          "hack_marked_by_id", "aggregates", "score", "visible_failure"))
-    return {(problem, owner): why_excluded(submission, hack, marked is not None, aggregates, score, failure)
-            for problem, owner, submission, hack, marked, aggregates, score, failure in found}
+    found = [row for row in (
+        Evaluation.objects.filter(COUNTING, on_boards("submission__"), state=Evaluation.SCORED,
+                                  hardware_id=hardware_id,
+                                  submission__problem_id__in={problem for problem, _ in pairs},
+                                  submission__owner_id__in={user for _, user in pairs})
+        .annotate(place=latest).filter(place=1)
+        .values_list("pk", "submission__problem_id", "submission__owner_id", "submission_id", "reward_hack",
+                     "hack_marked_by_id", "aggregates", "score"))
+        if (row[1], row[2]) in pairs]
+    if not found:
+        return {}
+    first_failure = dict(WorkloadResult.objects.filter(evaluation_id__in=[row[0] for row in found],
+                                                       workload__visibility=Workload.VISIBLE)
+                         .exclude(status=status.PASSED).order_by("evaluation_id", "workload__position")
+                         .distinct("evaluation_id").values_list("evaluation_id", "status"))
+    return {(problem, owner): why_excluded(submission, hack, marked is not None, aggregates, score,
+                                           first_failure.get(pk))
+            for pk, problem, owner, submission, hack, marked, aggregates, score in found}

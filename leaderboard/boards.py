@@ -214,8 +214,8 @@ def board_versions(problem_ids: Sequence[int], hardware: Hardware) -> dict[int, 
 
 def board_rows(problem_ids: Sequence[int], hardware: Hardware) -> dict[int, list[ProblemRow]]:
     """Each problem's board on the hardware: its rows in the stable rank order, unnumbered, with the
-    names of now. Kept boards cost two queries (versions, names); those not kept two more, for all
-    (the entries, why the unscored ones have no score)."""
+    names of now. Kept boards cost two queries (versions, names); those not kept one more for all (the
+    entries), and two where some have no valid score (why: entry_status.excluded)."""
     versions = board_versions(problem_ids, hardware)
     keys = {pk: f"board-rows:v6:{pk}:{hardware.pk}:{version}" for pk, version in versions.items()}
     kept = _cached_many(list(keys.values()))
@@ -228,9 +228,11 @@ def board_rows(problem_ids: Sequence[int], hardware: Hardware) -> dict[int, list
             missing.append(pk)
     if missing:
         made: dict[int, list[tuple[Any, ...]]] = {pk: [] for pk in missing}
-        excluded = entry_status.excluded(missing, hardware.pk)
-        for entry in (LeaderboardEntry.objects.filter(problem__in=missing, hardware=hardware)
-                      .order_by("problem_id", *RANK_ORDER).values(*_ENTRY_FIELDS)):
+        entries = list(LeaderboardEntry.objects.filter(problem__in=missing, hardware=hardware)
+                       .order_by("problem_id", *RANK_ORDER).values(*_ENTRY_FIELDS))
+        unscored = [(e["problem_id"], e["user_id"]) for e in entries if e["score"] is None]
+        excluded = entry_status.excluded(unscored, hardware.pk)
+        for entry in entries:
             made[entry["problem_id"]].append(_row_values(entry, excluded))
         _keep_many({keys[pk]: values for pk, values in made.items()})
         for pk, values in made.items():
