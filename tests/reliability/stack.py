@@ -159,6 +159,13 @@ class Stack:
 
         self.wait_for("terminal states", done, seconds, needed)
 
+    def scores_logged(self, worker: Process, evaluations: list[Evaluation]) -> None:
+        """Wait until `worker` has logged each evaluation as scored: it does so after ingest's commit
+        and the callbacks that commit runs (the message of a confirmation run), so a little later
+        than the database says so."""
+        self.wait_for(f"{worker.name} to log the scores",
+                      lambda: all(scored_lines(worker, e) > 0 for e in evaluations), needed=(worker,))
+
 
 def submit(problem: Problem, cpu: Hardware, source: str = factories.CORRECT) -> Evaluation:
     """A new participant's submission on the cpu hardware, as the API makes it (sent on commit)."""

@@ -38,6 +38,7 @@ def test_no_submission_is_lost_when_the_broker_restarts(
     stack.settled(evaluations, seconds=240, needed=(worker, sweeper))
     assert [e.state for e in evaluations] == [Evaluation.SCORED] * 3, stack.tails()
     assert [e.attempts for e in evaluations] == [1, 1, 1]
+    stack.scores_logged(worker, evaluations)
     assert [scored_lines(worker, e) for e in evaluations] == [1, 1, 1]
     workloads = problem.workloads.filter(smoke=True).count()
     for evaluation in evaluations:

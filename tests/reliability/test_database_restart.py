@@ -38,9 +38,7 @@ def test_a_worker_finishes_its_evaluation_across_a_database_restart(
     stack.postgres.start()
     stack.settled([evaluation], needed=(worker,))
     assert evaluation.state == Evaluation.SCORED, f"{evaluation.error}\n{stack.tails()}"
-    # The worker logs the score after the commit's own callbacks (the message of a confirmation run).
-    stack.wait_for("the worker to log the score", lambda: scored_lines(worker, evaluation) > 0,
-                   needed=(worker,))
+    stack.scores_logged(worker, [evaluation])
     assert evaluation.attempts == 1 and scored_lines(worker, evaluation) == 1
     results = WorkloadResult.objects.filter(evaluation=evaluation)
     assert results.count() == problem.workloads.filter(smoke=True).count()

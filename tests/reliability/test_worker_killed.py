@@ -38,4 +38,5 @@ def test_a_killed_workers_evaluation_is_finished_once_by_another(
     assert set(results.values_list("status", flat=True)) == {"PASSED"}
     entry = LeaderboardEntry.objects.get(problem=problem, hardware=cpu)
     assert (entry.evaluation_id, entry.submissions) == (evaluation.pk, 1)
+    stack.scores_logged(other, [evaluation])
     assert scored_lines(holder, evaluation) == 0 and scored_lines(other, evaluation) == 1
