@@ -45,11 +45,14 @@ def on_boards(prefix: str = "") -> Q:
 
 
 def is_on_boards(submission: Any) -> bool:
-    """on_boards() of one submission (a query only for a solution of an agent upload)."""
+    """on_boards() of one submission (a query only for a solution of an agent upload not fetched
+    with it; never the upload itself, whose logs can be large)."""
     if not modes.is_ranked(submission.mode):
         return False
     if submission.agent_submission_id is None:
         return True
+    if type(submission).agent_submission.is_cached(submission):
+        return not submission.agent_submission.private
     return type(submission).objects.filter(on_boards(), pk=submission.pk).exists()
 
 

@@ -12,10 +12,9 @@ from __future__ import annotations
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import Q
 
-from evaluator import modes
-from evaluator.rankings import on_boards
+from evaluator.rankings import is_on_boards, on_boards
 
-from .models import AgentSubmission, Submission
+from .models import Submission
 
 
 def can_view_source(user: AbstractBaseUser | AnonymousUser | None, submission: Submission) -> bool:
@@ -28,12 +27,7 @@ def is_public(submission: Submission) -> bool:
     """A ranked submission's page and results are anyone's to read; a test or benchmark run, and a
     private agent upload's solution, is its owner's (and the admins') alone, whatever else is said
     of it (evaluator/modes.py). A query for a solution of an agent upload not fetched with it."""
-    if not modes.is_ranked(submission.mode) or submission.agent_submission_id is None:
-        return modes.is_ranked(submission.mode)
-    if Submission.agent_submission.is_cached(submission):
-        return not submission.agent_submission.private
-    # not the upload itself, whose logs can be large
-    return not AgentSubmission.objects.filter(pk=submission.agent_submission_id, private=True).exists()
+    return is_on_boards(submission)
 
 
 def can_view(user: AbstractBaseUser | AnonymousUser | None, submission: Submission) -> bool:
