@@ -20,6 +20,7 @@ from dataclasses import dataclass
 PR_SET_CHILD_SUBREAPER = 36
 STOPPED_STATES = (b"T", b"t", b"Z", b"X", None)  # stopped, traced, dead or gone
 PAUSE_SECONDS = 5.0
+SETTLE_SECONDS = 1.0  # the most one check waits for the solution's new threads to take their stop
 SPIN_SECONDS = 0.002  # poll without sleeping this long: a sleep can last a millisecond (gVisor)
 CPUCLOCK_SCHED = 2  # Linux's per-process clocks: sum_exec_runtime, in nanoseconds
 START_TIME = 19  # of the fields after the command name in /proc/PID/stat (field 22 of the file)
@@ -195,7 +196,9 @@ class DormantTasks:
         that are new or worked since the previous check, where that check was followed by a
         timed call."""
         found = []
+        deadline = time.monotonic() + SETTLE_SECONDS
         for task in tasks:
+            _settle(task, deadline)
             usage = _usage(task)
             if usage is None:
                 found.append(task)
@@ -212,6 +215,17 @@ def _worked(now: tuple[int, int], then: tuple[int, int, int], pauses: int) -> bo
     cpu_ns, sleeps = now
     return (cpu_ns - then[0] > pauses * DormantTasks.NS_PER_PAUSE
             or sleeps - then[1] > pauses * DormantTasks.SWITCHES_PER_PAUSE)
+
+
+def _settle(task: Task, deadline: float) -> None:
+    """Wait until the thread itself is stopped: the leader's stop does not mean every thread has
+    taken its own yet (on a loaded machine one may wait for a CPU), and a stop counted at the next
+    check rather than this one would read as a thread that slept once more than its pauses."""
+    folder = f"/proc/{task.pid}/task/{task.tid}/stat"
+    while (stat := _stat(folder)) is not None and stat[0] not in STOPPED_STATES:
+        if time.monotonic() > deadline:
+            return
+        time.sleep(0.0001)
 
 
 def _usage(task: Task) -> tuple[bytes, int, int] | None:

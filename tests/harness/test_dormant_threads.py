@@ -6,10 +6,16 @@ reading of /proc does."""
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
 from evaluator.harness import status
+from evaluator.harness.processes import Task, _settle
 from tests.conftest import evaluate_source
 
 CALLS: dict[str, Any] = {
@@ -137,3 +143,31 @@ def test_a_process_started_by_the_first_call_is_caught_even_idle(tmp_path: Path)
     found, messages = statuses(tmp_path, IDLE_CHILD)
     assert status.REWARD_HACK in found, messages
     assert "process(es) the harness did not start" in messages
+
+
+def test_a_check_waits_for_each_new_thread_to_take_its_own_stop() -> None:
+    """The leader stopped does not mean every thread has (one may still wait for a CPU): a thread's
+    counters are read once it is stopped itself, so its stop is not counted at the next check."""
+    child = subprocess.Popen([sys.executable, "-c", WAITING_THREAD], stdout=subprocess.PIPE)
+    try:
+        assert child.stdout is not None and child.stdout.readline()
+        tid = max(int(t) for t in os.listdir(f"/proc/{child.pid}/task"))
+        helper = Task(child.pid, tid, "waiting")
+        started = time.monotonic()
+        _settle(helper, deadline=started + 0.3)  # running: waited for, up to the deadline
+        assert time.monotonic() - started >= 0.3
+        os.kill(child.pid, signal.SIGSTOP)
+        _settle(helper, deadline=time.monotonic() + 5)
+        with open(f"/proc/{child.pid}/task/{tid}/stat", "rb") as fh:
+            assert fh.read().rsplit(b")", 1)[1].split()[0] == b"T"
+    finally:
+        child.kill()
+        child.wait()
+
+
+WAITING_THREAD = '''
+import threading, time
+threading.Thread(target=threading.Event().wait, daemon=True).start()
+print("ready", flush=True)
+time.sleep(60)
+'''
