@@ -382,6 +382,9 @@ class Churn:
         self.stop.set()
         if self.thread.is_alive():
             self.thread.join()
+        from pages import remakes
+
+        remakes.wait_until_done()  # the pages this process makes again after its writes (before the drop)
 
     def run(self) -> None:
         from django.db import connection

@@ -32,6 +32,7 @@ from evaluator.scoring import numbers
 from evaluator.scoring.hardware import HARDWARE
 from evaluator.scoring.uncertainty import indistinguishable
 from leaderboard.models import LeaderboardEntry
+from solarena import changes
 
 from . import services, workers
 from .models import Evaluation
@@ -146,7 +147,10 @@ def confirm_after_review(evaluation: Evaluation, by_user: AbstractBaseUser, reas
 
 def _show(evaluation: Evaluation, now: datetime | None = None) -> None:
     """The entry the evaluation is the best of gets a new version, so its board is read again."""
-    LeaderboardEntry.objects.filter(evaluation=evaluation).update(updated=now or timezone.now())
+    entries = LeaderboardEntry.objects.filter(evaluation=evaluation)
+    boards = list(entries.values_list("problem_id", "hardware_id"))
+    entries.update(updated=now or timezone.now())
+    changes.changed(*(changes.board(problem, hardware) for problem, hardware in boards))
 
 
 def pass_on(evaluation_id: int, worker: str) -> bool:

@@ -17,7 +17,7 @@ from evaluator.harness.hidden import draw_hidden
 from evaluator.harness.importer import import_problems
 from evaluator.harness.names import CATEGORY_MAX, slug_of
 from evaluator.scoring.hardware import BANDWIDTH_KEY, COMPUTE_CLASSES, HARDWARE
-from solarena import page_stamps
+from solarena import changes, page_stamps
 
 from .models import Category, Hardware, Problem, Workload
 
@@ -56,6 +56,7 @@ def store_calibration(slug: str, peaks: object) -> dict[str, float]:
     updated = Hardware.objects.filter(slug=slug).update(calibrated={k: float(v) for k, v in peaks.items()})
     if not updated:
         raise ValueError(f"no hardware {slug!r}; run sync_problems first to load the hardware table")
+    changes.changed(changes.SITE)  # the problems' pages show the peaks
     return {k: float(v) for k, v in peaks.items()}
 
 

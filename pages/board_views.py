@@ -24,8 +24,9 @@ from leaderboard import agent_boards, boards
 from leaderboard.boards import Column
 from leaderboard.lookup import current_problem
 from leaderboard.models import Category, Hardware, Problem
+from solarena import changes
 
-from . import agent_downloads, downloads
+from . import agent_downloads, downloads, page_cache
 from .page_cache import public_page
 
 FORMATS = ("html", "csv", "json")
@@ -66,6 +67,7 @@ def problem_board(request: HttpRequest, problem: str, hardware: str) -> HttpResp
     if current is None:
         raise Http404(f"no problem {problem!r}")
     hw, tabs = _hardware(hardware)
+    page_cache.shows(request, changes.board(current.pk, hw.pk), changes.NAMES, changes.SITE)
     rows = Rows(boards.PROBLEM_COLUMNS, lambda: boards.problem_board(current, hw).rows)
     meta = {"board": "problem", "problem": current.name, "category": current.category.slug,
             "task_type": current.task_type, "hardware": hw.slug}

@@ -11,6 +11,13 @@ the URL without them). A page is kept one of two ways:
   never served: the request makes the page itself. So a change shows on every such page within
   STALE seconds of its commit, whatever the rate of writes, and between two remakes a page costs
   no query at all;
+- while nothing it shows has changed (a board's pages, which name what they show with `shows`):
+  the copy keeps the generations of its subjects (solarena.changes) and is served as long as
+  they stand (up to MAX_AGE); once one moves, the copy is behind since that change, not since it
+  was made: served as it is for FRESH seconds after the change, while the writer's process makes
+  the page again (pages.remakes: a page kept lately, as an anonymous visitor would get it), then
+  served and remade as above until STALE seconds after the change. So readers seldom wait for a
+  board, however often it changes;
 - under a version (`version=`, a submission's pages): a stamp that changes whenever anything the
   page shows does, read from the shared cache (solarena.page_stamps: writers drop it, and it is
   measured again at most once a second); the copy is served until it changes.
@@ -24,22 +31,31 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import io
 import logging
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
-from urllib.parse import urlencode
+from urllib.parse import urlencode, urlsplit
 
 from django.conf import settings
+from django.contrib.auth.models import AnonymousUser
 from django.core.cache import BaseCache, cache, caches
+from django.core.handlers.wsgi import WSGIRequest
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.urls import resolve
 from django.utils.safestring import SafeString
+
+from solarena import changes
 
 FRESH = 1.0  # seconds a copy is served without a second thought
 STALE = 2.0  # seconds after which a copy is never served: the bound on showing a change
 LOCK_SECONDS = 10  # a remake that takes longer (or whose process died) is taken up by another
 SECONDS = 300  # what is kept under its own content (a description, a problem's details)
+MAX_AGE = 30.0  # seconds a copy whose subjects stand is served unchecked: the bound on an unnamed change
+CHECKED_KEPT = 10_000  # pages this process remembers having found current (forgotten all at once past it)
+REMAKE = "solarena.remake"  # set in the environ of a request made by the server itself (remake())
 T = TypeVar("T")
 View = Callable[..., HttpResponse]
 log = logging.getLogger(__name__)
@@ -49,6 +65,8 @@ KEPT_HEADERS = ("Content-Type", "Content-Disposition")
 LOCAL = "pages-local"
 # Cookies that make a visitor someone the page may differ for: signed in, or a message to show.
 PERSONAL_COOKIES = ("messages",)
+# When this process last found each page's copy current: it is served unchecked for FRESH seconds more.
+_checked: dict[str, tuple[float, float]] = {}  # key -> (the copy's made, when found current)
 clock = time.time  # wall time, which every web process agrees on; tests move it
 
 
@@ -77,6 +95,7 @@ class Copy:
     status: int
     headers: dict[str, str]
     content: bytes
+    seen: dict[str, int] = field(default_factory=dict)  # the generations of what it shows, where named
 
     def response(self) -> HttpResponse:
         return HttpResponse(self.content, status=self.status, headers=self.headers)
@@ -117,14 +136,18 @@ def public_page(params: Iterable[str] = (),
                 return HttpResponseRedirect(request.path + (f"?{urlencode(kept)}" if kept else ""))
             if not _anonymous(request):
                 return view(request, *args, **kwargs)
-            key = f"response:{name}:{request.path}?{query}"
+            key = f"response:v2:{name}:{request.path}?{query}"
             if version is None:
+                if request.META.get(REMAKE):  # only a page kept lately: one nobody reads waits for a reader
+                    if not _kept(key):
+                        return HttpResponse(status=204)
+                    return _make(key, lambda: view(request, *args, **kwargs), request, STALE + 1)
                 return _served_for_a_while(key, lambda: view(request, *args, **kwargs), request)
             stamp = version(request, *args, **kwargs)
             if stamp is None:
                 return view(request, *args, **kwargs)
             key = f"{key}:{stamp}"
-            copy = _copy(key, versioned=True)
+            copy = _copy(key)
             if copy is not None:
                 return copy.response()
             return _make(key, lambda: view(request, *args, **kwargs), request, SECONDS)
@@ -142,11 +165,33 @@ def _canonical_query(request: HttpRequest, known: frozenset[str]) -> str | None:
     return urlencode(sorted(request.GET.items()))
 
 
+def shows(request: HttpRequest, *subjects: str) -> None:
+    """Name what the page being made shows (solarena.changes subjects), before reading it: its copy
+    is current while their generations stand."""
+    if changes.tracked() and (now := changes.generations(list(subjects))) is not None:
+        request.page_seen = {**getattr(request, "page_seen", {}), **now}
+
+
+def remake(path: str) -> None:
+    """Make the public page at `path` (with its query) again now, as an anonymous visitor's request
+    would, and keep it: a writer's process calls this once it has changed what the page shows."""
+    url = urlsplit(path)
+    match = resolve(url.path)
+    host = next((h.lstrip(".") for h in settings.ALLOWED_HOSTS if h != "*"), "localhost")
+    request = WSGIRequest({"REQUEST_METHOD": "GET", "PATH_INFO": url.path, "QUERY_STRING": url.query,
+                           "SCRIPT_NAME": "", "SERVER_NAME": host, "SERVER_PORT": "443", "HTTP_HOST": host,
+                           "wsgi.url_scheme": "https", "wsgi.input": io.BytesIO(), REMAKE: True})
+    request.user = AnonymousUser()
+    match.func(request, *match.args, **match.kwargs)
+
+
 def _served_for_a_while(key: str, make: Callable[[], HttpResponse], request: HttpRequest) -> HttpResponse:
-    copy = _copy(key, versioned=False)
-    if copy is None or clock() - copy.made >= STALE:
+    copy, behind = _copy_for_a_while(key)
+    if copy is None or (behind is not None and behind >= STALE):
         return _make(key, make, request, STALE + 1)
-    if clock() - copy.made < FRESH or not _lock(key):  # fresh, or another process is making it again
+    # Current; or lately changed, when the writer's process is making it again (pages.remakes);
+    # or another process is.
+    if behind is None or behind < FRESH or not _lock(key):
         return copy.response()
 
     def remake() -> None:
@@ -164,35 +209,91 @@ def _local() -> BaseCache | None:
     return caches[LOCAL] if LOCAL in settings.CACHES else None
 
 
-def _copy(key: str, versioned: bool) -> Copy | None:
-    """This process's copy, or the shared one when this process has none or, for a page kept for
-    a while, when the shared one is newer (another process made it again)."""
+def _copy_for_a_while(key: str) -> tuple[Copy | None, float | None]:
+    """This process's copy, or the shared one when it is newer (another process made it again)
+    and this process's is not current; with how long it has been behind (None: it is current)."""
     local = _local()
     copy = _get(key, local) if local else None
-    if copy is None or (not versioned and clock() - copy.made >= FRESH):
+    if copy is not None and _found_current_lately(key, copy):
+        return copy, None
+    behind = _behind(copy) if copy is not None else 0.0
+    if behind is not None:
         shared = _get(key)
         if shared is not None and (copy is None or shared.made > copy.made):
-            copy = shared
+            copy, behind = shared, _behind(shared)
             if local:
-                _set(key, copy, STALE + 1, local)
+                _set(key, copy, _lifetime(copy), local)
+    if behind is None and copy is not None and copy.seen:
+        if len(_checked) > CHECKED_KEPT:
+            _checked.clear()
+        _checked[key] = (copy.made, clock())
+    return copy, behind
+
+
+def forget_checks() -> None:
+    """Forget which copies this process found current (tests: another test's clock and copies)."""
+    _checked.clear()
+
+
+def _found_current_lately(key: str, copy: Copy) -> bool:
+    made, checked = _checked.get(key, (copy.made, copy.made))
+    return made == copy.made and clock() - checked < FRESH
+
+
+def _behind(copy: Copy) -> float | None:
+    """Seconds since the copy may have stopped showing what is current; None while it shows it.
+    A copy that names no subjects may be behind since it was made."""
+    age = clock() - copy.made
+    if age < FRESH:
+        return None
+    if not copy.seen:
+        return age
+    missed = changes.first_missed(copy.seen)
+    if missed is None:
+        return None if age < MAX_AGE else age - MAX_AGE
+    return max(clock() - missed, 0.0)
+
+
+def _lifetime(copy: Copy) -> float:
+    return MAX_AGE + STALE if copy.seen else STALE + 1
+
+
+def _copy(key: str) -> Copy | None:
+    """A versioned page's copy: this process's, or else the shared one."""
+    local = _local()
+    copy = _get(key, local) if local else None
+    if copy is None:
+        copy = _get(key)
+        if copy is not None and local:
+            _set(key, copy, SECONDS, local)
     return copy
 
 
 def _make(key: str, make: Callable[[], HttpResponse], request: HttpRequest, seconds: float) -> HttpResponse:
     """The page made now, and kept for `seconds` when it may be."""
     made = clock()
+    request.page_seen = {}
     response = make()
     if _keepable(request, response):
         copy = Copy(made, response.status_code,
-                    {h: response[h] for h in KEPT_HEADERS if response.has_header(h)}, response.content)
+                    {h: response[h] for h in KEPT_HEADERS if response.has_header(h)}, response.content,
+                    request.page_seen)
         for store in filter(None, (_local(), cache)):
-            _set(key, copy, seconds, store)
+            _set(key, copy, max(seconds, _lifetime(copy)), store)
     return response
 
 
 def _lock(key: str) -> bool:
     try:
         return bool(cache.add(_hashed(f"lock:{key}"), 1, LOCK_SECONDS))
+    except Exception:
+        log.warning("page cache unavailable", exc_info=True)
+        return False
+
+
+def _kept(key: str) -> bool:
+    try:
+        return bool(cache.has_key(_hashed(key)))
     except Exception:
         log.warning("page cache unavailable", exc_info=True)
         return False

@@ -20,6 +20,7 @@ from evaluator import workers
 from evaluator.harness.problem import TASK_TYPES, Tolerance
 from leaderboard.lookup import current_problem
 from leaderboard.models import Category, Hardware, Problem
+from solarena import changes
 from submissions.models import LANGUAGES
 
 from . import charts, page_cache, page_queries
@@ -63,6 +64,8 @@ def problem(request: HttpRequest, problem: str) -> HttpResponse:
     if slug and selected is None:
         return _not_found(request, f"Problem {found.name!r} has no board on hardware {slug!r}; its boards "
                           "are " + ", ".join(hw.slug for hw in tabs) + ".")
+    page_cache.shows(request, changes.SITE, changes.NAMES,
+                     *([changes.board(found.pk, selected.pk)] if selected else []))
     board_html = ""
     if selected:
         # the chart holds the best score level until the current hour

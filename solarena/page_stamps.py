@@ -9,6 +9,11 @@ shows at once, and one no writer reports (a place in a queue moving, a worker go
 that raced the commit) within LIFETIME seconds. `drop_all` drops every stamp at once (a change
 that touches many subjects, such as revealing a problem's solutions).
 
+A subject whose every change a writer reports (a submission none of whose evaluations waits in a
+queue: what moves a queued one's place is other submissions' business) may keep its stamp for
+SETTLED seconds, where the cache is shared by every process (solarena.changes.tracked): a drop
+records its time, and a stamp measured before a drop is no stamp, however it raced the drop.
+
 Without a cache that answers, every read measures: slower, never stale."""
 
 from __future__ import annotations
@@ -20,7 +25,10 @@ from collections.abc import Callable
 from django.core.cache import cache
 from django.db import transaction
 
+from solarena import changes
+
 LIFETIME = 1.0  # seconds a measure is trusted without a writer's word
+SETTLED = 30.0  # the same, for a subject whose every change a writer reports
 GENERATION = "stamp-generation"  # moved by drop_all: a stamp of another generation is no stamp
 clock = time.time  # wall time, which every web process agrees on; tests move it
 log = logging.getLogger(__name__)
@@ -31,24 +39,27 @@ def submission(submission_id: int) -> str:
     return f"stamp:submission:{submission_id}"
 
 
-def read(subject: str, measure: Callable[[], str | None]) -> str | None:
-    """The subject's stamp: the last measure, while it is younger than LIFETIME and no writer has
-    dropped it; else measure() now, kept for the next reader."""
+def read(subject: str, measure: Callable[[], tuple[str | None, bool]]) -> str | None:
+    """The subject's stamp: the last measure, while it is younger than its lifetime and no writer has
+    dropped it since; else measure() now (the stamp, and whether the subject is settled: every
+    change to it reported), kept for the next reader."""
     try:
-        kept = cache.get_many([subject, GENERATION])
+        kept = cache.get_many([subject, GENERATION, _dropped(subject)])
     except Exception:  # any backend's failure: measure every time
         log.warning("page stamps unavailable", exc_info=True)
-        return measure()
+        return measure()[0]
     generation = kept.get(GENERATION, 0)
     stamp = kept.get(subject)
     if stamp is not None:
-        made, its_generation, value = stamp
-        if its_generation == generation and 0 <= clock() - made < LIFETIME:
+        made, its_generation, lifetime, value = stamp
+        if its_generation == generation and made >= kept.get(_dropped(subject), 0.0) \
+                and 0 <= clock() - made < lifetime:
             return value
     made = clock()
-    value = measure()
+    value, settled = measure()
+    lifetime = SETTLED if settled and changes.tracked() else LIFETIME
     try:
-        cache.set(subject, (made, generation, value), LIFETIME + 1)
+        cache.set(subject, (made, generation, lifetime, value), lifetime + 1)
     except Exception:
         log.warning("page stamps unavailable", exc_info=True)
     return value
@@ -60,6 +71,7 @@ def drop(*subjects: str) -> None:
     def forget() -> None:
         try:
             cache.delete_many(list(subjects))
+            cache.set_many({_dropped(subject): clock() for subject in subjects}, SETTLED + 1)
         except Exception:  # the stamps die within LIFETIME anyway
             log.warning("page stamps unavailable", exc_info=True)
 
@@ -76,6 +88,10 @@ def drop_all() -> None:
             log.warning("page stamps unavailable", exc_info=True)
 
     _now_and_on_commit(forget)
+
+
+def _dropped(subject: str) -> str:
+    return f"{subject}:dropped"
 
 
 def _now_and_on_commit(forget: Callable[[], None]) -> None:

@@ -70,11 +70,12 @@ def submission_list(request: HttpRequest) -> HttpResponse:
     return render(request, "submissions/list.html", {"submissions": submissions})
 
 
-def _shown(submission_id: int) -> str | None:
+def _shown(submission_id: int) -> tuple[str | None, bool]:
     """The version of a submission's page: what it shows of each evaluation (SHOWN; a queued one's
     place in line and whether a worker serves its hardware), whether the source is public and
     whether the problem's solutions are revealed; None for a missing submission. Plain SQL: this
-    runs on every view and every poll of the page."""
+    runs on every view and every poll of the page. Settled unless one waits in a queue: what moves
+    its place and its worker's liveness is written by no writer of this submission."""
     columns = ", ".join(f"e.{'id' if name == 'pk' else name}" for name in SHOWN)
     evaluations, heartbeats = Evaluation._meta.db_table, WorkerHeartbeat._meta.db_table
     with connection.cursor() as cursor:
@@ -88,7 +89,7 @@ def _shown(submission_id: int) -> str | None:
             "WHERE e.submission_id = %s ORDER BY e.id",
             [Evaluation.QUEUED, Evaluation.QUEUED, Evaluation.QUEUED, workers.live_since(), submission_id])
         rows = cursor.fetchall()
-    return repr(rows) if rows else None
+    return (repr(rows) if rows else None), not any(row[-2] is not None for row in rows)
 
 
 def _version(submission_id: int) -> str | None:

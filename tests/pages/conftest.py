@@ -3,6 +3,7 @@ cache for each test (rows of one test must not meet what another cached under th
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -12,7 +13,7 @@ from django.core.cache import caches
 
 from leaderboard.models import Hardware, Problem
 from pages import page_cache
-from solarena import page_stamps
+from solarena import changes, page_stamps
 from tests.platform import factories
 
 
@@ -30,9 +31,11 @@ def cpu(db: Any) -> Hardware:
 def empty_page_cache() -> Iterator[None]:
     for cache in caches.all():
         cache.clear()
+    page_cache.forget_checks()
     yield
     for cache in caches.all():
         cache.clear()
+    page_cache.forget_checks()
 
 
 class PageClock:
@@ -43,6 +46,7 @@ class PageClock:
         self.now = time.time()
         monkeypatch.setattr(page_cache, "clock", lambda: self.now)
         monkeypatch.setattr(page_stamps, "clock", lambda: self.now)
+        monkeypatch.setattr(changes, "clock", lambda: self.now)
 
     def advance(self, seconds: float) -> None:
         self.now += seconds
@@ -55,3 +59,18 @@ class PageClock:
 @pytest.fixture
 def page_clock(monkeypatch: pytest.MonkeyPatch) -> PageClock:
     return PageClock(monkeypatch)
+
+
+@pytest.fixture
+def shared_cache(settings: Any) -> None:
+    """A cache every process shares (Redis, a database of this test process's own), as deployed:
+    writers' changes (solarena.changes) reach the pages only through one."""
+    worker = int(os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw") or 0)
+    settings.CACHES = {
+        "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
+                    "LOCATION": f"redis://127.0.0.1:6379/{8 + worker}"},
+        page_cache.LOCAL: {"BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+                           "LOCATION": "pages-test"},
+    }
+    for cache in caches.all():
+        cache.clear()

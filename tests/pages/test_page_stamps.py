@@ -27,11 +27,11 @@ class Measures:
     """A measure that says how often it ran, and what the subject looks like now."""
 
     def __init__(self) -> None:
-        self.value, self.calls = "v1", 0
+        self.value, self.calls, self.settled = "v1", 0, False
 
-    def __call__(self) -> str:
+    def __call__(self) -> tuple[str, bool]:
         self.calls += 1
-        return self.value
+        return self.value, self.settled
 
 
 @pytest.fixture
@@ -97,3 +97,41 @@ def test_publishing_shows_at_once_on_a_kept_page(client: Client, page_clock: Pag
     assert "its owner has not published it" in client.get(url).content.decode()
     set_published(evaluation.submission, True)
     assert "its owner has not published it" not in client.get(url).content.decode()
+
+
+@pytest.mark.usefixtures("shared_cache")
+def test_a_settled_stamp_holds_until_a_writer_drops_it(page_clock: PageClock, measure: Measures) -> None:
+    measure.settled = True
+    page_stamps.read(SUBJECT, measure)
+    page_clock.advance(page_stamps.SETTLED * 0.9)
+    assert page_stamps.read(SUBJECT, measure) == "v1" and measure.calls == 1
+    measure.value = "v2"
+    page_clock.advance(0.001)
+    page_stamps.drop(SUBJECT)
+    assert page_stamps.read(SUBJECT, measure) == "v2"
+
+
+@pytest.mark.usefixtures("shared_cache")
+def test_an_unsettled_stamp_holds_for_lifetime_only(page_clock: PageClock, measure: Measures) -> None:
+    page_stamps.read(SUBJECT, measure)
+    page_clock.advance(page_stamps.LIFETIME)
+    page_stamps.read(SUBJECT, measure)
+    assert measure.calls == 2
+
+
+@pytest.mark.usefixtures("shared_cache")
+def test_a_settled_stamp_measured_before_a_drop_is_not_kept(page_clock: PageClock) -> None:
+    """A reader measured, then a writer committed and dropped, then the reader stored its stamp."""
+    calls = []
+
+    def measured_while_a_writer_drops() -> tuple[str, bool]:
+        calls.append(1)
+        if len(calls) == 1:
+            page_clock.advance(0.001)
+            page_stamps.drop(SUBJECT)
+            return "before", True
+        return "after", True
+
+    assert page_stamps.read(SUBJECT, measured_while_a_writer_drops) == "before"
+    page_clock.advance(0.001)
+    assert page_stamps.read(SUBJECT, measured_while_a_writer_drops) == "after"

@@ -1,0 +1,79 @@
+"""A board changed (solarena.changes.moved, in the writer's process once it committed): its page and
+its problem's page, as anonymous visitors ask for them, are made again at once, so the next reader
+finds them current instead of making them in its request.
+
+One thread per process makes them, off the writer's path (a worker goes on with its next
+evaluation, a request returns): boards that change again before their turn are made once."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Any
+
+from django.db import connections
+from django.urls import reverse
+
+from leaderboard.models import Hardware, Problem
+
+from . import page_cache
+
+log = logging.getLogger(__name__)
+BOARD = "gen:board:"
+_pending: dict[tuple[int, int], None] = {}  # boards to make again, in the order they changed
+_work = threading.Condition()
+_busy = False
+_thread: threading.Thread | None = None
+
+
+def remake_boards(sender: Any, subjects: list[str], **_: Any) -> None:
+    global _thread
+    boards = [tuple(int(part) for part in s.removeprefix(BOARD).split(":")) for s in subjects
+              if s.startswith(BOARD)]
+    if not boards:
+        return
+    with _work:
+        _pending.update(dict.fromkeys(boards))  # type: ignore[arg-type]
+        if _thread is None or not _thread.is_alive():
+            _thread = threading.Thread(target=_make_forever, name="pages-remakes", daemon=True)
+            _thread.start()
+        _work.notify()
+
+
+def wait_until_done(timeout: float = 10.0) -> bool:
+    """Whether every board asked for so far has been made again within `timeout` seconds."""
+    with _work:
+        return _work.wait_for(lambda: not _pending and not _busy, timeout)
+
+
+def _make_forever() -> None:
+    global _busy
+    while True:
+        with _work:
+            _work.wait_for(lambda: bool(_pending))
+            boards, _busy = list(_pending), True
+            _pending.clear()
+        try:
+            for problem_id, hardware_id in boards:
+                _remake(problem_id, hardware_id)
+        except Exception:  # the pages are made by their next readers instead
+            log.exception("remaking boards' pages failed")
+        finally:
+            connections.close_all()  # this thread's: it may sleep long before the next board
+            with _work:
+                _busy = False
+                _work.notify_all()
+
+
+def _remake(problem_id: int, hardware_id: int) -> None:
+    slug = Problem.objects.filter(pk=problem_id, is_current=True).values_list("slug", flat=True).first()
+    hardware = Hardware.objects.filter(pk=hardware_id).values_list("slug", flat=True).first()
+    if slug is None or hardware is None:  # an earlier version's board: on no page
+        return
+    problem = reverse("problem", args=[slug])
+    board = reverse("problem-board", args=[slug, hardware])
+    for path in (board, f"{problem}?hardware={hardware}", problem):
+        try:
+            page_cache.remake(path)
+        except Exception:
+            log.exception("remaking %s failed", path)

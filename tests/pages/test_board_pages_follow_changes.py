@@ -1,0 +1,126 @@
+"""A board's pages (the board, its problem's page) are kept with the generations of what they show
+(solarena.changes): served with no query while nothing changed, however old (up to MAX_AGE); made
+again by the writer's process as soon as a change commits, so readers find them current; and,
+where that remake did not happen, shown within STALE seconds of the change all the same."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.db import connection
+from django.test import Client
+from django.test.utils import CaptureQueriesContext
+
+from accounts.services import set_team
+from leaderboard.models import Hardware, Problem
+from pages import page_cache, remakes
+from solarena import changes
+from tests.pages.conftest import PageClock
+from tests.platform import factories
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("shared_cache")]
+BOARD = "/boards/problems/scale_shift/cpu/"
+PROBLEM = "/problems/scale_shift/?hardware=cpu"
+
+
+@pytest.fixture
+def board(problem: Problem, cpu: Hardware) -> None:
+    factories.make_scored(factories.make_participant("ada"), problem, cpu, 0.5)
+
+
+@pytest.fixture
+def no_remakes() -> Iterator[None]:
+    changes.moved.disconnect(dispatch_uid="pages.remake_boards")
+    yield
+    changes.moved.connect(remakes.remake_boards, dispatch_uid="pages.remake_boards")
+
+
+def page(client: Client, url: str) -> tuple[str, int]:
+    with CaptureQueriesContext(connection) as queries:
+        response = client.get(url)
+    assert response.status_code == 200, url
+    return response.content.decode(), len(queries)
+
+
+def grace_scores(problem: Problem, cpu: Hardware) -> None:
+    factories.make_scored(factories.make_participant("grace"), problem, cpu, 0.9)
+
+
+@pytest.mark.parametrize("url", [BOARD, PROBLEM])
+def test_a_copy_of_a_board_nothing_changed_on_is_served_past_stale(client: Client, page_clock: PageClock,
+                                                                   board: None, url: str) -> None:
+    page(client, url)
+    page_clock.advance(page_cache.MAX_AGE - 1)
+    assert page(client, url)[1] == 0, "made again though nothing it shows changed"
+
+
+@pytest.mark.parametrize("url", [BOARD, PROBLEM])
+def test_the_writers_process_makes_a_changed_boards_pages_again(client: Client, page_clock: PageClock,
+                                                                board: None, problem: Problem,
+                                                                cpu: Hardware, url: str) -> None:
+    assert "grace" not in page(client, url)[0]
+    grace_scores(problem, cpu)
+    assert remakes.wait_until_done()
+    page_clock.advance(page_cache.STALE + 5)
+    shown, queries = page(client, url)
+    assert "grace" in shown
+    assert queries == 0, "the reader made the page: the writer's remake was not there"
+
+
+@pytest.mark.usefixtures("no_remakes")
+def test_without_the_writers_remake_a_change_shows_within_stale(client: Client, page_clock: PageClock,
+                                                                board: None, problem: Problem,
+                                                                cpu: Hardware) -> None:
+    page(client, BOARD)
+    page_clock.advance(10 * page_cache.STALE)  # the copy is old but current
+    grace_scores(problem, cpu)
+    assert "grace" not in page(client, BOARD)[0], "served as it is: the writer may be making it"
+    page_clock.advance(page_cache.FRESH)
+    assert "grace" not in page(client, BOARD)[0], "served: the change is younger than STALE"
+    assert "grace" in page(client, BOARD)[0], "made again once the stale copy's response was sent"
+
+
+@pytest.mark.usefixtures("no_remakes")
+def test_no_copy_is_served_stale_seconds_after_a_change(client: Client, page_clock: PageClock,
+                                                        board: None, problem: Problem, cpu: Hardware) -> None:
+    page(client, BOARD)
+    grace_scores(problem, cpu)
+    page_clock.advance(page_cache.STALE)
+    assert "grace" in page(client, BOARD)[0]
+
+
+def test_a_new_team_name_shows_within_stale(client: Client, page_clock: PageClock, board: None) -> None:
+    page(client, BOARD)
+    set_team(get_user_model().objects.get(username="ada"), "Kernel Wizards")
+    page_clock.advance(page_cache.STALE)
+    assert "Kernel Wizards" in page(client, BOARD)[0]
+
+
+def test_a_change_no_writer_names_shows_within_max_age(client: Client, page_clock: PageClock,
+                                                       board: None) -> None:
+    page(client, BOARD)
+    get_user_model().objects.filter(username="ada").update(username="quiet_ada")  # no signal reports it
+    page_clock.advance(page_cache.STALE)
+    assert "quiet_ada" not in page(client, BOARD)[0], "nothing told the page"
+    page_clock.advance(page_cache.MAX_AGE)
+    assert "quiet_ada" in page(client, BOARD)[0]
+
+
+def test_without_a_shared_cache_pages_go_by_their_age(settings: Any, client: Client, page_clock: PageClock,
+                                                      board: None, problem: Problem, cpu: Hardware) -> None:
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    page(client, BOARD)
+    page_clock.advance(page_cache.STALE)
+    assert page(client, BOARD)[1] > 0, "a per-process cache cannot hear another process's writes"
+
+
+def test_the_writer_makes_again_only_the_pages_kept_lately(client: Client, page_clock: PageClock, board: None,
+                                                          problem: Problem, cpu: Hardware) -> None:
+    page(client, BOARD)
+    grace_scores(problem, cpu)
+    assert remakes.wait_until_done()
+    shown, queries = page(client, PROBLEM)
+    assert "grace" in shown and queries > 0, "the problem's page, which nobody asked for, was made"
