@@ -110,6 +110,9 @@ class WorkloadResultSerializer(serializers.Serializer):
     latency_ms = serializers.FloatField(allow_null=True)
     reference_latency_ms = serializers.FloatField(allow_null=True)
     baseline_latency_ms = serializers.FloatField(allow_null=True)
+    baseline_shared = serializers.BooleanField(help_text=(
+        "the baseline and reference times are the shared ones measured for this problem version, "
+        "hardware and harness (docs/scoring.md, \"Shared baselines\"), not timed in this run"))
     sol_ms = serializers.FloatField()
     below_sol = serializers.BooleanField()
     roofline = serializers.DictField(

@@ -12,7 +12,7 @@ from django.http import HttpRequest
 from leaderboard.admin import ReadOnlyMixin
 
 from . import confirmations, services
-from .models import Evaluation, WorkloadResult
+from .models import BaselineCalibration, Evaluation, SharedTiming, WorkloadResult
 from .probing import MIN_PROBES, WINDOW, suspected_probes
 
 REVIEW_REASON = "after review in the admin"
@@ -104,3 +104,20 @@ class EvaluationAdmin(ReadOnlyMixin, admin.ModelAdmin):
             count += 1
         self.message_user(request, f"{count} evaluation(s) {done}; their owners' entries were recomputed",
                           messages.SUCCESS if count else messages.WARNING)
+
+
+class SharedTimingInline(ReadOnlyMixin, admin.TabularInline):
+    model = SharedTiming
+    fields = ["workload", "reference_ms", "reference_rse", "reference_kept", "reference_rejected",
+              "baseline_ms", "baseline_rse", "baseline_kept", "baseline_rejected", "baseline_error"]
+
+
+@admin.register(BaselineCalibration)
+class BaselineCalibrationAdmin(ReadOnlyMixin, admin.ModelAdmin):
+    """Shared baselines (evaluator/baselines.py): `manage.py calibrate_baselines`, or on request."""
+
+    list_display = ["id", "problem", "hardware", "harness_version", "hardware_calibration", "state", "runs",
+                    "finished_at"]
+    list_filter = ["state", "hardware", "harness_version"]
+    list_select_related = ["problem", "hardware"]
+    inlines = [SharedTimingInline]

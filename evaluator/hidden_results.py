@@ -49,7 +49,8 @@ def visible_row(result: WorkloadResult) -> dict[str, Any]:
             "uuid": workload.uuid, "axes": workload.axes, "smoke": workload.smoke,
             "message": result.message, "latency_ms": result.latency_ms,
             "reference_latency_ms": result.reference_latency_ms,
-            "baseline_latency_ms": result.baseline_latency_ms, "sol_ms": result.sol_ms,
+            "baseline_latency_ms": result.baseline_latency_ms,
+            "baseline_shared": result.shared_timing_id is not None, "sol_ms": result.sol_ms,
             "below_sol": result.below_sol, "roofline": result.raw.get("roofline"),
             "profile": result.raw.get("profile")}
 

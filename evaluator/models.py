@@ -112,6 +112,10 @@ class WorkloadResult(models.Model):
     score = models.FloatField()
     below_sol = models.BooleanField(default=False)
     raw = models.JSONField(default=dict, help_text="the harness's measurements")
+    shared_timing = models.ForeignKey("SharedTiming", null=True, blank=True, on_delete=models.SET_NULL,
+                                      related_name="+", help_text=(
+                                          "the shared baseline and reference times it was scored "
+                                          "against; empty: timed in its own run"))
 
     class Meta:
         ordering = ["evaluation", "workload__position"]
@@ -149,3 +153,61 @@ class WorkerHeartbeat(models.Model):
 
     def __str__(self) -> str:
         return f"{self.worker} on {self.hardware_id}"
+
+
+class BaselineCalibration(models.Model):
+    """The shared baseline and reference times of one problem version on one hardware, measured in
+    several harness runs under one harness version and one hardware calibration (evaluator/baselines.py,
+    docs/scoring.md "Shared baselines"). A key that changes gets a new row; old ones stay, so the
+    evaluations that used them stay explainable."""
+
+    QUEUED, RUNNING, DONE, FAILED = "queued", "running", "done", "failed"
+    STATES = [(s, s) for s in (QUEUED, RUNNING, DONE, FAILED)]
+
+    problem = models.ForeignKey("leaderboard.Problem", on_delete=models.CASCADE, related_name="+")
+    hardware = models.ForeignKey("leaderboard.Hardware", on_delete=models.CASCADE, related_name="+")
+    harness_version = models.CharField(max_length=40)
+    hardware_calibration = models.CharField(max_length=16, blank=True, help_text=(
+        "which measured peaks the hardware had (a digest of Hardware.calibrated); empty: none"))
+    state = models.CharField(max_length=8, choices=STATES, default=QUEUED)
+    runs = models.PositiveSmallIntegerField(help_text="harness runs asked for")
+    worker = models.CharField(max_length=200, blank=True)
+    sent_at = models.DateTimeField(null=True, blank=True, help_text="last message sent; empty: to send")
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    error = models.TextField(blank=True)
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(
+            fields=["problem", "hardware", "harness_version", "hardware_calibration"],
+            name="one_baseline_calibration_per_key")]
+
+    def __str__(self) -> str:
+        return f"baselines of {self.problem} on {self.hardware_id} ({self.state})"
+
+
+class SharedTiming(models.Model):
+    """One workload's shared times from a calibration: the median of the runs the median/MAD rule kept
+    (evaluator/scoring/robust.py), their relative spread and standard error."""
+
+    calibration = models.ForeignKey(BaselineCalibration, on_delete=models.CASCADE, related_name="timings")
+    workload = models.ForeignKey("leaderboard.Workload", on_delete=models.CASCADE, related_name="+")
+    reference_ms = models.FloatField()
+    reference_spread = models.FloatField()
+    reference_rse = models.FloatField()
+    reference_kept = models.PositiveSmallIntegerField()
+    reference_rejected = models.PositiveSmallIntegerField()
+    baseline_ms = models.FloatField(null=True, blank=True, help_text="empty: no baseline (see below)")
+    baseline_spread = models.FloatField(null=True, blank=True)
+    baseline_rse = models.FloatField(null=True, blank=True)
+    baseline_kept = models.PositiveSmallIntegerField(default=0)
+    baseline_rejected = models.PositiveSmallIntegerField(default=0)
+    baseline_is_reference = models.BooleanField(default=False, help_text="the problem has no baseline")
+    baseline_error = models.TextField(blank=True, help_text="why the baseline has no time")
+    runs_ms = models.JSONField(default=dict, help_text="each run's time: {reference: [...], baseline: [...]}")
+    measured_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["calibration", "workload"],
+                                               name="one_shared_timing_per_workload")]

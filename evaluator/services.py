@@ -211,7 +211,15 @@ def _result(evaluation: Evaluation, workload: Workload, row: Mapping[str, Any]) 
         score=float(row["score"]),
         below_sol=bool(row.get("below_sol")),
         raw=raw,
+        shared_timing_id=_shared_timing(row),
     )
+
+
+def _shared_timing(row: Mapping[str, Any]) -> int | None:
+    """The stored times the row was scored against (evaluator/baselines.py), kept for hidden rows too."""
+    shared = row.get("shared_baseline")
+    found = shared.get("id") if isinstance(shared, Mapping) else None
+    return found if isinstance(found, int) else None
 
 
 def fail(evaluation_id: int, reason: str, worker: str | None = None) -> bool:

@@ -12,11 +12,13 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar
 
 from celery import Task
 from celery.signals import worker_init, worker_ready, worker_shutdown
+from celery.worker import state as worker_state
 from django.conf import settings
 from django.db import InterfaceError, OperationalError, connection
 
@@ -26,13 +28,14 @@ from evaluator.harness.problem import Workload
 from evaluator.jobs import UNTIMED, SolutionFiles, write_job
 from evaluator.scoring.hardware import get_hardware
 from evaluator.scoring.report import build_report
+from evaluator.scoring.shared import CALIBRATION_OPTIONS, SHARED_OPTIONS, SharedTimes, with_shared_times
 from evaluator.supervise import HarnessOutcome, SuperviseOptions, run_harness
 from leaderboard.problems import harness_problem, stored_flops_by_uuid, workloads_for
 from solarena.celery import app
 
-from . import confirmations, modes, ncu_runs, profile_reports, services, workers
+from . import baselines, confirmations, modes, ncu_runs, profile_reports, services, workers
 from .hidden_results import stored_progress
-from .models import Evaluation
+from .models import BaselineCalibration, Evaluation
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -195,7 +198,10 @@ def measure(evaluation: Evaluation, worker: str,
         # The outcome's log is the solution's stderr and may quote hidden shapes: it is not logged.
         return run_harness(job_dir, [w.uuid for w in chosen], options, progress=on_progress)
 
+    shared = shared_times(evaluation, [w.uuid for w in workloads])
     device, options = "cpu" if cpu else "cuda", mode_options(submission.mode)
+    if shared is not None:
+        options = {**options, **SHARED_OPTIONS}
     ncu_path = ncu_for(cpu) if modes.profiled(submission.mode) else None
     with tempfile.TemporaryDirectory(prefix=f"solarena-eval-{evaluation.pk}-") as tmp:
         if ncu_path is None:
@@ -210,8 +216,79 @@ def measure(evaluation: Evaluation, worker: str,
             kept = profile_reports.keep(profiled)  # while the files are there
             if ncu_reports is not None:
                 ncu_reports.update(kept)
+    if shared is not None:
+        outcome = replace(outcome, results=with_shared_times(outcome.results, shared))
     return build_report(problem.definition, workloads, outcome, get_hardware(hardware.slug),
                         hardware.calibrated or None, flops)
+
+
+def shared_times(evaluation: Evaluation, uuids: list[str]) -> dict[str, SharedTimes] | None:
+    """The stored baseline and reference times the evaluation is scored against (evaluator/baselines.py),
+    or None: it times them in its own run, and a calibration of its key is requested (once)."""
+    if not baselines.shares(evaluation):
+        return None
+    problem, hardware = evaluation.submission.problem, evaluation.hardware
+    shared = baselines.lookup(problem, hardware, uuids)
+    if shared is None:
+        try:
+            baselines.request(problem, hardware)
+        except Exception:  # the evaluation goes on without: the next one asks again
+            log.exception("evaluation #%s: could not request a baseline calibration", evaluation.pk)
+    return shared
+
+
+@app.task(bind=True, acks_late=True, name=baselines.TASK)
+def calibrate(self: Task, calibration_id: int) -> None:
+    """Measure a problem version's shared baseline and reference times on this worker's hardware."""
+    worker = worker_name(self)
+    calibration = patiently(calibration_id, lambda: baselines.claim(calibration_id, worker))
+    if calibration is None:
+        log.info("baseline calibration #%s: not claimed (taken, finished or gone)", calibration_id)
+        return
+    refusal = sandbox_refusal()
+    try:
+        if refusal:
+            raise RuntimeError(f"the evaluator refused to run it: {refusal}")
+        uuids, runs = calibration_runs(calibration)
+        stored = patiently(calibration_id, lambda: baselines.store(calibration_id, worker, runs, uuids))
+    except ShuttingDown:  # left for the next request to send again, at once
+        patiently(calibration_id, lambda: baselines.release(calibration_id, worker))
+        return
+    except Exception as exc:
+        log.exception("baseline calibration #%s: platform error", calibration_id)
+        reason = f"{type(exc).__name__}: {exc}"
+        patiently(calibration_id, lambda: baselines.fail(calibration_id, worker, reason))
+        return
+    log.info("baseline calibration #%s: %s", calibration_id, "stored" if stored else "claim lost")
+
+
+def calibration_runs(calibration: BaselineCalibration) -> tuple[list[str], list[dict[str, Any]]]:
+    """Run the harness `calibration.runs` times on every workload the hardware's evaluations run,
+    the reference as the solution (checked, untimed), timing the reference and the baseline; each
+    run with a fresh input seed. Returns the uuids and each run's raw results by uuid."""
+    cpu = calibration.hardware.slug == "cpu"
+    problem = harness_problem(calibration.problem)
+    workloads = workloads_for(calibration.problem, smoke=cpu, hidden=True)
+    reference = SolutionFiles({"solution.py": problem.definition.reference}, "solution.py")
+    uuids, results = [w.uuid for w in workloads], []
+    for _ in range(calibration.runs):
+        if shutting_down():  # a warm shutdown waits for the task: not for all of its runs
+            raise ShuttingDown
+        with tempfile.TemporaryDirectory(prefix=f"solarena-calibration-{calibration.pk}-") as tmp:
+            job_dir = Path(tmp) / "job"
+            write_job(job_dir, problem, reference, workloads, seed=secrets.randbits(48),
+                      device="cpu" if cpu else "cuda", options=CALIBRATION_OPTIONS)
+            results.append(run_harness(job_dir, uuids, supervise_options(cpu)).results)
+    return uuids, results
+
+
+class ShuttingDown(Exception):
+    pass
+
+
+def shutting_down() -> bool:
+    flags = (worker_state.should_stop, worker_state.should_terminate)
+    return any(flag is not None and flag is not False for flag in flags)
 
 
 def ncu_for(cpu: bool) -> str | None:

@@ -77,7 +77,7 @@ def scored_workload(
     row["roofline"] = roofline(work, hardware, kernel if verdict == status.PASSED else None,
                                calibrated).to_dict()
     for key in ("timing", "reference_timing", "baseline_timing", "correctness", "baseline_error",
-                "baseline_is_reference", "profile"):
+                "baseline_is_reference", "shared_baseline", "profile"):
         if key in raw:
             row[key] = raw[key]
     return row
