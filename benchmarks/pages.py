@@ -20,6 +20,7 @@ import argparse
 import gc
 import json
 import logging
+import multiprocessing
 import os
 import random
 import secrets
@@ -364,33 +365,42 @@ class Churn:
     one transaction): a copy of a scored one picked at random (its owner, problem, hardware and
     sources), with a score around the original's, so some are new bests. The home page's latest,
     the counts, the boards and the participants' pages change under the readers. The submissions
-    whose pages are asked for are left alone. Adds rows to the database (a kept one too)."""
+    whose pages are asked for are left alone. Adds rows to the database (a kept one too).
+
+    The writes come from a process of their own (forked), as a worker's do in a deployment: the
+    pages it makes again after each write (pages.remakes) are made there, not among the clients."""
 
     def __init__(self, per_second: float, seeded: dict[str, Any], seed: int) -> None:
-        self.per_second, self.done = per_second, 0
+        self.per_second, self.seed = per_second, seed
         self.avoid = set(seeded["scored_submissions"]) | set(seeded["running_submissions"])
-        self.rng = random.Random(seed)
-        self.stop = threading.Event()
-        self.thread = threading.Thread(target=self.run)
+        context = multiprocessing.get_context("fork")
+        self.stop, self.count = context.Event(), context.Value("i", 0)
+        self.process = context.Process(target=self.run, name="churn")
+
+    @property
+    def done(self) -> int:
+        return self.count.value
 
     def __enter__(self) -> Churn:
         if self.per_second > 0:
-            self.thread.start()
+            from django.db import connections
+
+            connections.close_all()  # the child must not share this process's connections
+            self.process.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.stop.set()
-        if self.thread.is_alive():
-            self.thread.join()
-        from pages import remakes
-
-        remakes.wait_until_done()  # the pages this process makes again after its writes (before the drop)
+        if self.process.pid is not None:
+            self.process.join()
 
     def run(self) -> None:
-        from django.db import connection
+        from django.db import connections
 
         from evaluator.models import Evaluation
+        from pages import remakes
 
+        self.rng = random.Random(self.seed)
         templates = list(Evaluation.objects.filter(state=Evaluation.SCORED, reward_hack=False)
                          .exclude(submission_id__in=self.avoid).order_by("?")
                          .values_list("pk", flat=True)[:2000])
@@ -398,11 +408,13 @@ class Churn:
             next_at = time.monotonic()
             while not self.stop.is_set():
                 self.score_one(self.rng.choice(templates))
-                self.done += 1
+                with self.count.get_lock():
+                    self.count.value += 1
                 next_at += 1 / self.per_second
                 self.stop.wait(max(0.0, next_at - time.monotonic()))
+            remakes.wait_until_done()  # the pages made again after the last writes, before the drop
         finally:
-            connection.close()
+            connections.close_all()
 
     def score_one(self, template_id: int) -> None:
         from django.db import transaction

@@ -65,8 +65,8 @@ KEPT_HEADERS = ("Content-Type", "Content-Disposition")
 LOCAL = "pages-local"
 # Cookies that make a visitor someone the page may differ for: signed in, or a message to show.
 PERSONAL_COOKIES = ("messages",)
-# When this process last found each page's copy current: it is served unchecked for FRESH seconds more.
-_checked: dict[str, tuple[float, float]] = {}  # key -> (the copy's made, when found current)
+# Copies this process checked lately, served unchecked until a moment later (_copy_for_a_while).
+_checked: dict[str, tuple[float, float]] = {}  # key -> (the copy's made, served unchecked until)
 clock = time.time  # wall time, which every web process agrees on; tests move it
 
 
@@ -215,7 +215,7 @@ def _copy_for_a_while(key: str) -> tuple[Copy | None, float | None]:
     local = _local()
     copy = _get(key, local) if local else None
     if copy is not None and _found_current_lately(key, copy):
-        return copy, None
+        return copy, None  # served as it is: current, or behind for less than FRESH
     behind = _behind(copy) if copy is not None else 0.0
     if behind is not None:
         shared = _get(key)
@@ -223,10 +223,13 @@ def _copy_for_a_while(key: str) -> tuple[Copy | None, float | None]:
             copy, behind = shared, _behind(shared)
             if local:
                 _set(key, copy, _lifetime(copy), local)
-    if behind is None and copy is not None and copy.seen:
+    if copy is not None and copy.seen and (behind is None or behind < FRESH):
         if len(_checked) > CHECKED_KEPT:
             _checked.clear()
-        _checked[key] = (copy.made, clock())
+        # Current: unchecked for FRESH. Changed lately, while the writer's process makes it again:
+        # unchecked a moment, never past FRESH after the change.
+        unchecked = FRESH if behind is None else min(changes.REFRESH, FRESH - behind)
+        _checked[key] = (copy.made, clock() + unchecked)
     return copy, behind
 
 
@@ -236,8 +239,8 @@ def forget_checks() -> None:
 
 
 def _found_current_lately(key: str, copy: Copy) -> bool:
-    made, checked = _checked.get(key, (copy.made, copy.made))
-    return made == copy.made and clock() - checked < FRESH
+    made, until = _checked.get(key, (None, 0.0))
+    return made == copy.made and clock() < until
 
 
 def _behind(copy: Copy) -> float | None:

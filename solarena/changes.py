@@ -8,7 +8,11 @@ Writers name them (leaderboard.signals, evaluator.confirmations); after the comm
 so a process that serves pages can make the changed ones again at once (pages.remakes).
 
 Only a cache that every process shares (Redis) can carry a writer's word to the web processes:
-with a per-process cache `tracked()` is False and pages fall back to their age alone."""
+with a per-process cache `tracked()` is False and pages fall back to their age alone.
+
+A process reads the generations of every subject it knows in one round trip, at most once per
+REFRESH seconds, and sees its own writers' moves at once: a page checked on every request costs
+no round trip of its own, and another process's change is seen REFRESH seconds later at most."""
 
 from __future__ import annotations
 
@@ -22,10 +26,14 @@ from django.dispatch import Signal
 
 NAMES = "gen:names"
 SITE = "gen:site"
+REFRESH = 0.25  # seconds a process trusts the generations it read last
+KNOWN_AT_MOST = 5_000  # subjects a process reads at once (past it, it starts again from the asked)
 REMEMBERED = 120  # seconds a change's time is kept: longer than any page is served unchecked
 clock = time.time  # wall time, which every process agrees on; tests move it
 log = logging.getLogger(__name__)
 moved = Signal()  # sent with subjects=[...] once their generations have moved
+_known: dict[str, int] = {}  # this process's last reading of every subject it has asked about
+_read_at = -REFRESH  # time.monotonic() of that reading
 PER_PROCESS = ("django.core.cache.backends.locmem.LocMemCache", "django.core.cache.backends.dummy.DummyCache")
 
 
@@ -55,6 +63,7 @@ def _move(subjects: tuple[str, ...]) -> None:
             cache.add(subject, 0, None)
             generation = cache.incr(subject)
             cache.set(f"{subject}@{generation}", now, REMEMBERED)
+            _known[subject] = generation
     except Exception:  # pages kept unchecked go stale within their MAX_AGE
         log.warning("page generations unavailable", exc_info=True)
         return
@@ -62,13 +71,28 @@ def _move(subjects: tuple[str, ...]) -> None:
 
 
 def generations(subjects: list[str]) -> dict[str, int] | None:
-    """The subjects' generations now (0 where none moved yet); None when the cache does not answer."""
-    try:
-        found = cache.get_many(subjects)
-    except Exception:
-        log.warning("page generations unavailable", exc_info=True)
-        return None
-    return {subject: found.get(subject, 0) for subject in subjects}
+    """The subjects' generations (0 where none moved yet), as read at most REFRESH seconds ago;
+    None when the cache does not answer."""
+    global _known, _read_at
+    if time.monotonic() - _read_at >= REFRESH or any(subject not in _known for subject in subjects):
+        wanted = list(dict.fromkeys([*subjects, *_known]))
+        if len(wanted) > KNOWN_AT_MOST:
+            wanted = list(dict.fromkeys(subjects))
+        read_at = time.monotonic()
+        try:
+            found = cache.get_many(wanted)
+        except Exception:
+            log.warning("page generations unavailable", exc_info=True)
+            return None
+        _known, _read_at = {subject: found.get(subject, 0) for subject in wanted}, read_at
+    return {subject: _known[subject] for subject in subjects}
+
+
+def forget() -> None:
+    """Read every generation afresh next time (tests: another test's cache)."""
+    global _read_at
+    _known.clear()
+    _read_at = -REFRESH
 
 
 def first_missed(seen: dict[str, int]) -> float | None:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
+from typing import Any
 
 from django.core.cache import cache
 from django.db import transaction
@@ -29,9 +30,12 @@ from solarena import changes
 
 LIFETIME = 1.0  # seconds a measure is trusted without a writer's word
 SETTLED = 30.0  # the same, for a subject whose every change a writer reports
+RECENT_AT_MOST = 500  # subjects a process reads in one round trip, for changes.REFRESH seconds
 GENERATION = "stamp-generation"  # moved by drop_all: a stamp of another generation is no stamp
 clock = time.time  # wall time, which every web process agrees on; tests move it
 log = logging.getLogger(__name__)
+_recent: dict[str, dict[str, Any]] = {}  # subject -> what this process read of it, most lately asked first
+_recent_at = 0.0  # time.monotonic() of that reading
 
 
 def submission(submission_id: int) -> str:
@@ -44,7 +48,7 @@ def read(subject: str, measure: Callable[[], tuple[str | None, bool]]) -> str | 
     dropped it since; else measure() now (the stamp, and whether the subject is settled: every
     change to it reported), kept for the next reader."""
     try:
-        kept = cache.get_many([subject, GENERATION, _dropped(subject)])
+        kept = _kept(subject)
     except Exception:  # any backend's failure: measure every time
         log.warning("page stamps unavailable", exc_info=True)
         return measure()[0]
@@ -62,13 +66,34 @@ def read(subject: str, measure: Callable[[], tuple[str | None, bool]]) -> str | 
         cache.set(subject, (made, generation, lifetime, value), lifetime + 1)
     except Exception:
         log.warning("page stamps unavailable", exc_info=True)
+    _recent.pop(subject, None)  # read again, with any drop made while measuring
     return value
+
+
+def _kept(subject: str) -> dict[str, Any]:
+    """What the shared cache holds of the subject, as read at most changes.REFRESH seconds ago by
+    this process, which reads every subject it read lately in one round trip (a drop here forgets
+    the subject at once; one elsewhere shows that much later)."""
+    global _recent_at
+    if subject in _recent and time.monotonic() - _recent_at < changes.REFRESH:
+        return _recent[subject]
+    subjects = [subject, *(s for s in _recent if s != subject)][:RECENT_AT_MOST]
+    read_at = time.monotonic()
+    found = cache.get_many([GENERATION, *subjects, *map(_dropped, subjects)])
+    kept = {s: {key: found[key] for key in (s, GENERATION, _dropped(s)) if key in found} for s in subjects}
+    if changes.tracked():  # a cache of this process's own is read without a round trip
+        _recent.clear()
+        _recent.update(kept)
+        _recent_at = read_at
+    return kept[subject]
 
 
 def drop(*subjects: str) -> None:
     """Forget these stamps now (for readers inside the current transaction) and again once it
     commits (a reader between the two may have kept what it saw before the commit)."""
     def forget() -> None:
+        for subject in subjects:
+            _recent.pop(subject, None)
         try:
             cache.delete_many(list(subjects))
             cache.set_many({_dropped(subject): clock() for subject in subjects}, SETTLED + 1)
@@ -81,6 +106,7 @@ def drop(*subjects: str) -> None:
 def drop_all() -> None:
     """Forget every stamp, as `drop` does."""
     def forget() -> None:
+        _recent.clear()
         try:
             cache.add(GENERATION, 0, None)
             cache.incr(GENERATION)
@@ -88,6 +114,11 @@ def drop_all() -> None:
             log.warning("page stamps unavailable", exc_info=True)
 
     _now_and_on_commit(forget)
+
+
+def forget_recent() -> None:
+    """Read every stamp afresh next time (tests: another test's cache)."""
+    _recent.clear()
 
 
 def _dropped(subject: str) -> str:

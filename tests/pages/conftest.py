@@ -32,10 +32,14 @@ def empty_page_cache() -> Iterator[None]:
     for cache in caches.all():
         cache.clear()
     page_cache.forget_checks()
+    changes.forget()
+    page_stamps.forget_recent()
     yield
     for cache in caches.all():
         cache.clear()
     page_cache.forget_checks()
+    changes.forget()
+    page_stamps.forget_recent()
 
 
 class PageClock:
@@ -74,3 +78,5 @@ def shared_cache(settings: Any) -> None:
     }
     for cache in caches.all():
         cache.clear()
+    changes.forget()
+    page_stamps.forget_recent()
