@@ -1,0 +1,48 @@
+"""Shared baselines on the GPU: a calibration's runs (the reference as the solution, untimed; the
+reference and the baseline timed) give every workload of a bundled problem a robust reference and
+baseline time, runs agreeing closely, and near what an evaluation that times them itself measures."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import torch
+
+from evaluator.harness import status
+from evaluator.harness.problem import load_problem
+from evaluator.jobs import SolutionFiles, write_job
+from evaluator.scoring.shared import CALIBRATION_OPTIONS, workload_figures
+from evaluator.supervise import SuperviseOptions, run_harness
+from tests.conftest import ROOT
+
+pytestmark = [
+    pytest.mark.gpu,
+    pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU"),
+]
+RUNS = 3
+
+
+def test_calibration_runs_give_every_workload_robust_times(tmp_path: Path) -> None:
+    problem = load_problem(ROOT / "problems" / "rmsnorm")
+    reference = SolutionFiles({"solution.py": problem.definition.reference}, "solution.py")
+    uuids = [w.uuid for w in problem.workloads]
+    runs = []
+    for seed in range(RUNS):
+        job = tmp_path / f"run{seed}"
+        write_job(job, problem, reference, problem.workloads, seed=seed + 1, device="cuda",
+                  options=CALIBRATION_OPTIONS)
+        outcome = run_harness(job, uuids, SuperviseOptions(workload_seconds=300))
+        assert outcome.environment["device"] == "cuda"
+        runs.append(outcome.results)
+    for uuid in uuids:
+        rows = [run[uuid] for run in runs]
+        assert all(row["status"] == status.PASSED for row in rows), rows
+        assert all("latency_ms" not in row for row in rows), "the reference, as the solution, was timed"
+        figures = workload_figures(rows)
+        print(uuid, figures.reference, figures.baseline)
+        assert figures.reference.ms > 0 and figures.reference.kept >= RUNS - 1
+        assert figures.reference.spread < 0.10, figures.reference_runs_ms
+        if not figures.baseline_is_reference:
+            assert figures.baseline is not None and figures.baseline.ms > 0, figures.baseline_error
+            assert figures.baseline.spread < 0.10, figures.baseline_runs_ms
