@@ -2,8 +2,10 @@
 its problem's page, as anonymous visitors ask for them, are made again at once, so the next reader
 finds them current instead of making them in its request.
 
-One thread per process makes them, off the writer's path (a worker goes on with its next
-evaluation, a request returns): boards that change again before their turn are made once."""
+One thread per process makes them, off the writer's path (a request returns, a writer goes on):
+boards that change again before their turn are made once. Inside a Celery task (an evaluation's
+ingestion) they are made at once instead, before the worker takes its next evaluation: a thread
+would run beside that evaluation's timing."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ import logging
 import threading
 from typing import Any
 
+from celery import current_task
 from django.db import connections
 from django.urls import reverse
 
@@ -31,6 +34,10 @@ def remake_boards(sender: Any, subjects: list[str], **_: Any) -> None:
     boards = [tuple(int(part) for part in s.removeprefix(BOARD).split(":")) for s in subjects
               if s.startswith(BOARD)]
     if not boards:
+        return
+    if current_task and current_task.request.id is not None:  # a proxy: false outside a task
+        for problem_id, hardware_id in dict.fromkeys(boards):
+            _remake(problem_id, hardware_id)
         return
     with _work:
         _pending.update(dict.fromkeys(boards))  # type: ignore[arg-type]
@@ -56,8 +63,6 @@ def _make_forever() -> None:
         try:
             for problem_id, hardware_id in boards:
                 _remake(problem_id, hardware_id)
-        except Exception:  # the pages are made by their next readers instead
-            log.exception("remaking boards' pages failed")
         finally:
             connections.close_all()  # this thread's: it may sleep long before the next board
             with _work:
@@ -66,6 +71,14 @@ def _make_forever() -> None:
 
 
 def _remake(problem_id: int, hardware_id: int) -> None:
+    """The board's page and its problem's pages, where kept lately; a failure is logged, not raised."""
+    try:
+        _remake_pages(problem_id, hardware_id)
+    except Exception:  # the pages are made by their next readers instead
+        log.exception("remaking the pages of board %s x %s failed", problem_id, hardware_id)
+
+
+def _remake_pages(problem_id: int, hardware_id: int) -> None:
     slug = Problem.objects.filter(pk=problem_id, is_current=True).values_list("slug", flat=True).first()
     hardware = Hardware.objects.filter(pk=hardware_id).values_list("slug", flat=True).first()
     if slug is None or hardware is None:  # an earlier version's board: on no page

@@ -18,6 +18,7 @@ from accounts.services import set_team
 from leaderboard.models import Hardware, Problem
 from pages import page_cache, remakes
 from solarena import changes
+from solarena.celery import app
 from tests.pages.conftest import PageClock
 from tests.platform import factories
 
@@ -124,3 +125,22 @@ def test_the_writer_makes_again_only_the_pages_kept_lately(client: Client, page_
     assert remakes.wait_until_done()
     shown, queries = page(client, PROBLEM)
     assert "grace" in shown and queries > 0, "the problem's page, which nobody asked for, was made"
+
+
+@app.task(name="tests.pages.score_in_a_task")
+def score_in_a_task(problem_id: int, hardware_id: int) -> None:
+    """An evaluation's ingestion, as a worker runs it."""
+    grace_scores(Problem.objects.get(pk=problem_id), Hardware.objects.get(pk=hardware_id))
+
+
+def test_inside_a_workers_task_the_pages_are_made_before_it_ends(client: Client, page_clock: PageClock,
+                                                                 board: None, problem: Problem, cpu: Hardware,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """No thread beside the worker's next evaluation: the remake is done when the task returns."""
+    monkeypatch.setattr(remakes, "_thread", None)
+    monkeypatch.setattr(remakes, "_make_forever", lambda: None)  # a remaking thread would make nothing
+    page(client, BOARD)
+    score_in_a_task.apply(args=[problem.pk, cpu.pk]).get()
+    page_clock.advance(page_cache.STALE + 5)
+    shown, queries = page(client, BOARD)
+    assert "grace" in shown and queries == 0
