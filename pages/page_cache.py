@@ -141,7 +141,7 @@ def public_page(params: Iterable[str] = (),
                 if request.META.get(REMAKE):  # only a page kept lately: one nobody reads waits for a reader
                     if not _kept(key):
                         return HttpResponse(status=204)
-                    return _make(key, lambda: view(request, *args, **kwargs), request, STALE + 1)
+                    return _make(key, lambda: view(request, *args, **kwargs), request, STALE + 1, local=False)
                 return _served_for_a_while(key, lambda: view(request, *args, **kwargs), request)
             stamp = version(request, *args, **kwargs)
             if stamp is None:
@@ -219,7 +219,7 @@ def _copy_for_a_while(key: str) -> tuple[Copy | None, float | None]:
     behind = _behind(copy) if copy is not None else 0.0
     if behind is not None:
         shared = _get(key)
-        if shared is not None and (copy is None or shared.made > copy.made):
+        if shared is not None and (copy is None or shared.made >= copy.made):
             copy, behind = shared, _behind(shared)
             if local:
                 _set(key, copy, _lifetime(copy), local)
@@ -272,8 +272,10 @@ def _copy(key: str) -> Copy | None:
     return copy
 
 
-def _make(key: str, make: Callable[[], HttpResponse], request: HttpRequest, seconds: float) -> HttpResponse:
-    """The page made now, and kept for `seconds` when it may be."""
+def _make(key: str, make: Callable[[], HttpResponse], request: HttpRequest, seconds: float,
+          local: bool = True) -> HttpResponse:
+    """The page made now, and kept for `seconds` when it may be (in this process's memory too,
+    unless `local` is False: a writer's process serves no pages)."""
     made = clock()
     request.page_seen = {}
     response = make()
@@ -281,7 +283,7 @@ def _make(key: str, make: Callable[[], HttpResponse], request: HttpRequest, seco
         copy = Copy(made, response.status_code,
                     {h: response[h] for h in KEPT_HEADERS if response.has_header(h)}, response.content,
                     request.page_seen)
-        for store in filter(None, (_local(), cache)):
+        for store in filter(None, (_local() if local else None, cache)):
             _set(key, copy, max(seconds, _lifetime(copy)), store)
     return response
 
