@@ -140,7 +140,7 @@ def evaluate(self: Task, evaluation_id: int) -> None:
     log.info("evaluation #%s: scored", evaluation_id)
 
 
-def patiently(evaluation_id: int, write: Callable[[], T]) -> T:
+def patiently(evaluation_id: int, write: Callable[[], T], what: str = "evaluation") -> T:
     """write(), tried again on a new connection while the database cannot be reached (a restart),
     for as long as a lease lasts: after that the reaper may have queued the evaluation again, and
     the claim checks in every write keep this worker out. Each write is safe to repeat for that
@@ -153,7 +153,7 @@ def patiently(evaluation_id: int, write: Callable[[], T]) -> T:
         except UNREACHABLE as exc:
             if time.monotonic() + pause > deadline:
                 raise
-            log.warning("evaluation #%s: waiting for the database: %s", evaluation_id, exc)
+            log.warning("%s #%s: waiting for the database: %s", what, evaluation_id, exc)
             connection.close()
             time.sleep(pause)
             pause = min(2 * pause, 5.0)
@@ -229,7 +229,7 @@ def shared_times(evaluation: Evaluation, uuids: list[str]) -> dict[str, SharedTi
         return None
     problem, hardware = evaluation.submission.problem, evaluation.hardware
     shared = baselines.lookup(problem, hardware, uuids)
-    if shared is None:
+    if shared is None and settings.SOLARENA_CALIBRATE_ON_MISS:
         try:
             baselines.request(problem, hardware)
         except Exception:  # the evaluation goes on without: the next one asks again
@@ -241,7 +241,7 @@ def shared_times(evaluation: Evaluation, uuids: list[str]) -> dict[str, SharedTi
 def calibrate(self: Task, calibration_id: int) -> None:
     """Measure a problem version's shared baseline and reference times on this worker's hardware."""
     worker = worker_name(self)
-    calibration = patiently(calibration_id, lambda: baselines.claim(calibration_id, worker))
+    calibration = patiently(calibration_id, lambda: baselines.claim(calibration_id, worker), CALIBRATION)
     if calibration is None:
         log.info("baseline calibration #%s: not claimed (taken, finished or gone)", calibration_id)
         return
@@ -250,14 +250,15 @@ def calibrate(self: Task, calibration_id: int) -> None:
         if refusal:
             raise RuntimeError(f"the evaluator refused to run it: {refusal}")
         uuids, runs = calibration_runs(calibration)
-        stored = patiently(calibration_id, lambda: baselines.store(calibration_id, worker, runs, uuids))
+        stored = patiently(calibration_id, lambda: baselines.store(calibration_id, worker, runs, uuids),
+                           CALIBRATION)
     except ShuttingDown:  # left for the next request to send again, at once
-        patiently(calibration_id, lambda: baselines.release(calibration_id, worker))
+        patiently(calibration_id, lambda: baselines.release(calibration_id, worker), CALIBRATION)
         return
     except Exception as exc:
         log.exception("baseline calibration #%s: platform error", calibration_id)
         reason = f"{type(exc).__name__}: {exc}"
-        patiently(calibration_id, lambda: baselines.fail(calibration_id, worker, reason))
+        patiently(calibration_id, lambda: baselines.fail(calibration_id, worker, reason), CALIBRATION)
         return
     log.info("baseline calibration #%s: %s", calibration_id, "stored" if stored else "claim lost")
 
@@ -280,6 +281,9 @@ def calibration_runs(calibration: BaselineCalibration) -> tuple[list[str], list[
                       device="cpu" if cpu else "cuda", options=CALIBRATION_OPTIONS)
             results.append(run_harness(job_dir, uuids, supervise_options(cpu)).results)
     return uuids, results
+
+
+CALIBRATION = "baseline calibration"  # what patiently() names in its log
 
 
 class ShuttingDown(Exception):

@@ -240,6 +240,9 @@ SOLARENA_WORKER_HEARTBEAT_SECONDS = env_int("SOLARENA_WORKER_HEARTBEAT_SECONDS",
 SOLARENA_EXPECTED_HARDWARE = env_str("SOLARENA_EXPECTED_HARDWARE", "")
 SOLARENA_SANDBOX = env_str("SOLARENA_SANDBOX", "bubblewrap" if shutil.which("bwrap") else "none")
 SOLARENA_TRUSTED_WORKER = env_bool("SOLARENA_TRUSTED_WORKER", False)
+# An evaluation whose problem version has no shared baseline times yet asks for their calibration
+# (evaluator/baselines.py); off, only `manage.py calibrate_baselines` asks.
+SOLARENA_CALIBRATE_ON_MISS = env_bool("SOLARENA_CALIBRATE_ON_MISS", True)
 SOLARENA_EVAL_MEMORY_BYTES = env_int("SOLARENA_EVAL_MEMORY_BYTES", 32 << 30)
 SOLARENA_EVAL_JOB_DIR_BYTES = env_int("SOLARENA_EVAL_JOB_DIR_BYTES", 4 << 30)
 SOLARENA_EVAL_MAX_PROCESSES = env_int("SOLARENA_EVAL_MAX_PROCESSES", 64)

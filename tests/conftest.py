@@ -49,11 +49,15 @@ def pytest_configure(config: pytest.Config) -> None:
     submit with no worker running: every hardware counts as expecting workers, in this process and
     in the servers tests start, unless a test says otherwise (tests/api/test_worker_heartbeats.py)."""
     os.environ.setdefault("SOLARENA_EXPECTED_HARDWARE", "*")
+    # Workers do not calibrate shared baselines on their own, which would keep them busy between
+    # the evaluations a test watches; tests/platform/test_shared_baselines.py turns it on.
+    os.environ.setdefault("SOLARENA_CALIBRATE_ON_MISS", "0")
     if config.pluginmanager.hasplugin("django"):
         from django.conf import settings
 
         settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
         settings.SOLARENA_EXPECTED_HARDWARE = os.environ["SOLARENA_EXPECTED_HARDWARE"]
+        settings.SOLARENA_CALIBRATE_ON_MISS = os.environ["SOLARENA_CALIBRATE_ON_MISS"] == "1"
 
 
 @dataclass

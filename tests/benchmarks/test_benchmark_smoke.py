@@ -110,7 +110,7 @@ def test_solx_examples(tmp_path: Path) -> None:
                  "destination_passing_style": False},
         "sources": [{"path": "kernel.py", "content": RMSNORM_REFERENCE}]}))
     done = run("solx_examples.py", str(tmp_path / "out"), "--examples", str(tmp_path / "examples"),
-               "--timing-budget", "0.05")
+               "--timing-budget", "0.3")  # enough calls that one meets a quiet host
     assert done.returncode == 0 and "1 of 1 example solutions passed every workload" in done.stdout
     table = (tmp_path / "out" / "solx_examples.md").read_text()
     assert "| pytorch/rmsnorm | solution_python.json | 2/2 |" in table

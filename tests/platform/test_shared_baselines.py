@@ -150,8 +150,9 @@ def new_problem_version(problem: Problem) -> Problem:
 @pytest.mark.django_db
 @pytest.mark.parametrize("change", ["harness version", "problem version", "hardware peaks"])
 def test_a_changed_key_times_in_run_and_asks_for_a_calibration_once(
-        change: str, problem: Problem, cpu: Hardware, jobs: list, sent: list,
+        change: str, problem: Problem, cpu: Hardware, jobs: list, sent: list, settings: Any,
         monkeypatch: pytest.MonkeyPatch, django_capture_on_commit_callbacks: Any) -> None:
+    settings.SOLARENA_CALIBRATE_ON_MISS = True  # as deployed (tests/conftest.py turns it off)
     old = stored_calibration(problem, cpu)
     if change == "harness version":
         monkeypatch.setattr(baselines, "HARNESS_VERSION", "9999.01.01")
@@ -207,3 +208,13 @@ def test_the_command_refuses_too_few_runs_and_unknown_names(problem: Problem, cp
         call_command("calibrate_baselines", "--runs", "2")
     with pytest.raises(CommandError, match="no current problem"):
         call_command("calibrate_baselines", "--problem", "nope")
+
+
+@pytest.mark.django_db
+def test_with_calibration_on_miss_off_an_evaluation_asks_for_none(
+        problem: Problem, cpu: Hardware, jobs: list, sent: list, settings: Any,
+        django_capture_on_commit_callbacks: Any) -> None:
+    settings.SOLARENA_CALIBRATE_ON_MISS = False
+    with django_capture_on_commit_callbacks(execute=True):
+        measured(problem, cpu)
+    assert jobs == [{}] and sent == [] and not BaselineCalibration.objects.exists()
