@@ -8,7 +8,8 @@ which boards use to tell a real difference from noise (docs/scoring.md, "Uncerta
 
 It runs `solarena eval --json` on each problem's general solution (the one its manifest expects to
 pass) `--runs` times in a row, one evaluation at a time. Writes OUT_DIR/<date>-score-noise-<hw>.json
-and .md. Target (issue 21): each problem's score within ±1% of its mean run to run on the H200.
+and .md, and each run's whole report as OUT_DIR/runs/<problem>-<run>.json (which workload moved a
+score). Target (issue 21): each problem's score within ±1% of its mean run to run on the H200.
 """
 
 from __future__ import annotations
@@ -88,6 +89,9 @@ def _problem_noise(problem: Path, solution: Path, args: argparse.Namespace) -> d
             failures.append(f"run {run}: {result.stderr.strip()[-300:]}")
             continue
         report = json.loads(result.stdout)
+        runs_dir = args.out / "runs"  # each run's whole report: which workload moved a score
+        runs_dir.mkdir(exist_ok=True)
+        (runs_dir / f"{problem.name}-{run + 1:02d}.json").write_text(result.stdout)
         hardware = report.get("hardware", hardware)
         failed = [r["uuid"] for r in report["workloads"] if r["status"] != "PASSED"]
         if failed:
