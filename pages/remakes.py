@@ -18,11 +18,11 @@ from django.db import connections
 from django.urls import reverse
 
 from leaderboard.models import Hardware, Problem
+from solarena import changes
 
 from . import page_cache
 
 log = logging.getLogger(__name__)
-BOARD = "gen:board:"
 _pending: dict[tuple[int, int], None] = {}  # boards to make again, in the order they changed
 _work = threading.Condition()
 _busy = False
@@ -31,16 +31,15 @@ _thread: threading.Thread | None = None
 
 def remake_boards(sender: Any, subjects: list[str], **_: Any) -> None:
     global _thread
-    boards = [tuple(int(part) for part in s.removeprefix(BOARD).split(":")) for s in subjects
-              if s.startswith(BOARD)]
+    boards = changes.boards_in(subjects)
     if not boards:
         return
     if current_task and current_task.request.id is not None:  # a proxy: false outside a task
-        for problem_id, hardware_id in dict.fromkeys(boards):
+        for problem_id, hardware_id in boards:
             _remake(problem_id, hardware_id)
         return
     with _work:
-        _pending.update(dict.fromkeys(boards))  # type: ignore[arg-type]
+        _pending.update(dict.fromkeys(boards))
         if _thread is None or not _thread.is_alive():
             _thread = threading.Thread(target=_make_forever, name="pages-remakes", daemon=True)
             _thread.start()

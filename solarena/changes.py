@@ -37,8 +37,18 @@ _read_at = -REFRESH  # time.monotonic() of that reading
 PER_PROCESS = ("django.core.cache.backends.locmem.LocMemCache", "django.core.cache.backends.dummy.DummyCache")
 
 
+BOARD = "gen:board:"
+
+
 def board(problem_id: int, hardware_id: int) -> str:
-    return f"gen:board:{problem_id}:{hardware_id}"
+    return f"{BOARD}{problem_id}:{hardware_id}"
+
+
+def boards_in(subjects: list[str]) -> list[tuple[int, int]]:
+    """The (problem id, hardware id) of each board among the subjects, in their order, once each."""
+    found = (tuple(int(part) for part in s.removeprefix(BOARD).split(":")) for s in subjects
+             if s.startswith(BOARD))
+    return list(dict.fromkeys(found))  # type: ignore[arg-type]
 
 
 def tracked() -> bool:
