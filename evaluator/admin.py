@@ -1,21 +1,32 @@
 """Admin for evaluations and their per-workload results: read-only, since their states change
-only through the evaluator's services; reviewers mark or clear reward hacks with actions."""
+only through the evaluator's services. Reviewers work the review queue (evaluator/review.py: the
+filter "needs review", with why each one is there) with three actions: confirm, disqualify (with a
+public reason, typed on an intermediate page) and re-run; each is logged (ReviewDecision)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
+from django import forms
 from django.contrib import admin, messages
+from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
 from django.db.models import QuerySet
 from django.http import HttpRequest
+from django.template.response import TemplateResponse
 
 from leaderboard.admin import ReadOnlyMixin
 
-from . import confirmations, services
-from .models import BaselineCalibration, Evaluation, SharedTiming, WorkloadResult
+from . import modes, review
+from .counting import counts
+from .models import BaselineCalibration, Evaluation, ReviewDecision, SharedTiming, WorkloadResult
 from .probing import MIN_PROBES, WINDOW, suspected_probes
 
-REVIEW_REASON = "after review in the admin"
+
+def _probes(request: HttpRequest) -> set[int]:
+    """suspected_probes(), once per request (the filter and the column both read it)."""
+    if not hasattr(request, "_suspected_probes"):
+        request._suspected_probes = suspected_probes()  # type: ignore[attr-defined]
+    return request._suspected_probes  # type: ignore[attr-defined]
 
 
 class WorkloadResultInline(ReadOnlyMixin, admin.TabularInline):
@@ -36,8 +47,40 @@ class HiddenProbingFilter(admin.SimpleListFilter):
 
     def queryset(self, request: HttpRequest, queryset: QuerySet[Evaluation]) -> QuerySet[Evaluation]:
         if self.value() == "suspected":
-            return queryset.filter(pk__in=suspected_probes())
+            return queryset.filter(pk__in=_probes(request))
         return queryset
+
+
+class NeedsReviewFilter(admin.SimpleListFilter):
+    """evaluator.review: the review queue, whatever put each one there or by one reason."""
+
+    title = "needs review"
+    parameter_name = "review"
+
+    def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin) -> list[tuple[str, str]]:
+        return [("queue", "needs review (any reason)"), *review.SOURCES.items()]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Evaluation]) -> QuerySet[Evaluation]:
+        value = self.value()
+        if value == "queue":
+            return review.queue(queryset, probes=_probes(request))
+        if value in review.SOURCES:
+            return review.queue(queryset, value, probes=_probes(request))
+        return queryset
+
+
+class DisqualifyForm(forms.Form):
+    public_reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 3, "cols": 80}), max_length=2000,
+                                    help_text="shown to everyone on the submission's page and the boards: "
+                                    "nothing of a hidden workload")
+
+
+class ReviewDecisionInline(ReadOnlyMixin, admin.TabularInline):
+    model = ReviewDecision
+    fk_name = "evaluation"
+    verbose_name, verbose_name_plural = "review decision", "review log"
+    fields = ["created", "action", "public_reason", "reasons", "rerun", "by"]
+    readonly_fields = fields
 
 
 class ConfirmationRunFilter(admin.SimpleListFilter):
@@ -66,41 +109,66 @@ class ConfirmationRunInline(ReadOnlyMixin, admin.TabularInline):
 @admin.register(Evaluation)
 class EvaluationAdmin(ReadOnlyMixin, admin.ModelAdmin):
     list_display = ["id", "submission", "hardware", "state", "attempts", "score", "reward_hack",
-                    "confirmation", "confirms", "harness_version", "worker", "created"]
+                    "confirmation", "confirms", "harness_version", "worker", "created", "review_reasons"]
     # confirmation "disputed": a top-3 entry whose confirmation run disagreed, for review
-    list_filter = ["state", "hardware", "reward_hack", "confirmation", HiddenProbingFilter,
+    list_filter = [NeedsReviewFilter, "state", "hardware", "reward_hack", "confirmation", HiddenProbingFilter,
                    ConfirmationRunFilter]
     search_fields = ["worker", "submission__owner__username", "submission__problem__name"]
     list_select_related = ["submission__owner", "submission__problem", "hardware"]
     date_hierarchy = "created"
-    inlines = [WorkloadResultInline, ConfirmationRunInline]
-    actions = ["mark_reward_hack", "clear_reward_hack", "confirm_after_review"]
+    inlines = [WorkloadResultInline, ConfirmationRunInline, ReviewDecisionInline]
+    actions = ["confirm", "disqualify", "rerun"]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Evaluation]:
+        return review.annotated(super().get_queryset(request), _probes(request))
+
+    @admin.display(description="needs review because")
+    def review_reasons(self, evaluation: Evaluation) -> str:
+        """The queue's reasons (evaluator.review), for a row the queue would list; else empty."""
+        if evaluation.state != Evaluation.SCORED or evaluation.rerun_pending or not counts(evaluation) \
+                or evaluation.submission.mode != modes.RANKED \
+                or (evaluation.reward_hack and evaluation.hack_marked_by_id):
+            return ""
+        return review.describe(evaluation, review.reasons(evaluation))
 
     def has_review_permission(self, request: HttpRequest) -> bool:
         # The model's change permission, which the read-only pages never grant in the admin itself.
         return request.user.has_perm("evaluator.change_evaluation")
 
-    @admin.action(description="Mark as reward hack", permissions=["review"])
-    def mark_reward_hack(self, request: HttpRequest, queryset: QuerySet[Evaluation]) -> None:
-        self._review(request, queryset.filter(reward_hack=False), services.mark_reward_hack,
-                     "marked as a reward hack")
+    @admin.action(description="Review: confirm (it stands as measured; clears a reward-hack flag)",
+                  permissions=["review"])
+    def confirm(self, request: HttpRequest, queryset: QuerySet[Evaluation]) -> None:
+        self._review(request, queryset, review.confirm, "confirmed")
 
-    @admin.action(description="Clear reward-hack mark", permissions=["review"])
-    def clear_reward_hack(self, request: HttpRequest, queryset: QuerySet[Evaluation]) -> None:
-        self._review(request, queryset.filter(reward_hack=True), services.clear_reward_hack,
-                     "cleared of the reward-hack mark")
+    @admin.action(description="Review: disqualify, with a public reason", permissions=["review"])
+    def disqualify(self, request: HttpRequest, queryset: QuerySet[Evaluation]) -> TemplateResponse | None:
+        form = DisqualifyForm(request.POST if "apply" in request.POST else None)
+        if form.is_valid():
+            reason = form.cleaned_data["public_reason"]
+            self._review(request, queryset, lambda e, user: review.disqualify(e, user, reason),
+                         "disqualified")
+            return None
+        context = {**self.admin_site.each_context(request), "title": "Disqualify after review",
+                   "evaluations": queryset, "form": form, "opts": self.model._meta,
+                   "action_checkbox_name": ACTION_CHECKBOX_NAME, "action": "disqualify"}
+        return TemplateResponse(request, "admin/evaluator/evaluation/disqualify.html", context)
 
-    @admin.action(description="Confirm a disputed evaluation after review", permissions=["review"])
-    def confirm_after_review(self, request: HttpRequest, queryset: QuerySet[Evaluation]) -> None:
-        self._review(request, queryset.filter(confirmation=Evaluation.DISPUTED),
-                     confirmations.confirm_after_review, "confirmed after review")
+    @admin.action(description="Review: re-run on the same hardware (replaces it once scored)",
+                  permissions=["review"])
+    def rerun(self, request: HttpRequest, queryset: QuerySet[Evaluation]) -> None:
+        self._review(request, queryset, review.rerun, "queued again")
 
     def _review(self, request: HttpRequest, queryset: QuerySet[Evaluation],
-                review: Callable[..., Evaluation], done: str) -> None:
+                decide: Callable[..., ReviewDecision], done: str) -> None:
         count = 0
         for evaluation in queryset:
-            review(evaluation, request.user, REVIEW_REASON)
-            self.log_change(request, evaluation, f"{done} {REVIEW_REASON}")
+            try:
+                decision = decide(evaluation, request.user)
+            except review.ReviewError as exc:
+                self.message_user(request, str(exc), messages.WARNING)
+                continue
+            self.log_change(request, evaluation, f"review: {decision.get_action_display()}"
+                            + (f": {decision.public_reason}" if decision.public_reason else ""))
             count += 1
         self.message_user(request, f"{count} evaluation(s) {done}; their owners' entries were recomputed",
                           messages.SUCCESS if count else messages.WARNING)

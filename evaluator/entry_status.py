@@ -5,7 +5,8 @@ A participant without a valid score is explained by their latest evaluation that
 (scored, on the boards: ranked and not a private agent upload's, not replaced by a rescore, not a
 confirmation run; the ones rankings.update_entry counts, every one of them invalid, or they would
 have a score). The text is made only of what the submission's public page shows: the
-reward-hack flag and whether a reviewer set it, the aggregates, and the verdict of a visible workload.
+reward-hack flag and whether a reviewer set it, the public reason of a disqualification in the
+review queue (evaluator/review.py), the aggregates, and the verdict of a visible workload.
 Never the review notes (`hack_reason`: admins only, it quotes hidden workloads), a workload's message
 (it follows the source's visibility) or anything of a hidden workload but the aggregate."""
 
@@ -15,14 +16,14 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import F, Window
+from django.db.models import F, OuterRef, Subquery, Window
 from django.db.models.functions import RowNumber
 
 from leaderboard.models import Workload
 
 from .counting import COUNTING
 from .harness import status
-from .models import Evaluation, WorkloadResult
+from .models import Evaluation, ReviewDecision, WorkloadResult
 from .rankings import on_boards
 
 REWARD_HACK, DISQUALIFIED = "reward_hack", "disqualified"
@@ -48,14 +49,16 @@ UNEXPLAINED = EntryStatus(NO_VALID_SCORE, "no valid score", None)  # no counting
 
 def why_excluded(submission_id: int | None, reward_hack: bool, reviewed: bool,
                  aggregates: Mapping[str, Any] | None, score: float | None,
-                 visible_failure: str | None) -> EntryStatus:
+                 visible_failure: str | None, public_reason: str = "") -> EntryStatus:
     """Why an evaluation does not count for the board: `reviewed` when a reviewer marked the reward
-    hack (the reviewer is not named); `visible_failure` the verdict of its first visible workload that
-    did not pass, if any."""
+    hack (the reviewer is not named), `public_reason` what they wrote for everyone when they did it
+    in the review queue; `visible_failure` the verdict of its first visible workload that did not
+    pass, if any."""
     aggregates = aggregates or {}
     if reward_hack:
         if reviewed:
-            return EntryStatus(DISQUALIFIED, "disqualified by review", submission_id)
+            text = f"disqualified by review: {public_reason}" if public_reason else "disqualified by review"
+            return EntryStatus(DISQUALIFIED, text, submission_id)
         return EntryStatus(REWARD_HACK, "reward hack: flagged by the harness", submission_id)
     if aggregates.get("passed") == 0:
         text = "no workload passed"
@@ -82,6 +85,7 @@ def excluded(unscored: Collection[tuple[int, int]], hardware_id: int) -> dict[tu
     if not unscored:
         return {}
     pairs = set(unscored)
+    last_decision = ReviewDecision.objects.filter(evaluation=OuterRef("pk")).order_by("-created", "-pk")
     latest = Window(RowNumber(), partition_by=[F("submission__problem_id"), F("submission__owner_id")],
                     order_by=[F("submission__created").desc(), F("pk").desc()])
     found = [row for row in (
@@ -89,9 +93,10 @@ def excluded(unscored: Collection[tuple[int, int]], hardware_id: int) -> dict[tu
                                   hardware_id=hardware_id,
                                   submission__problem_id__in={problem for problem, _ in pairs},
                                   submission__owner_id__in={user for _, user in pairs})
-        .annotate(place=latest).filter(place=1)
+        .annotate(place=latest, decision=Subquery(last_decision.values("action")[:1]),
+                  public_reason=Subquery(last_decision.values("public_reason")[:1])).filter(place=1)
         .values_list("pk", "submission__problem_id", "submission__owner_id", "submission_id", "reward_hack",
-                     "hack_marked_by_id", "aggregates", "score"))
+                     "hack_marked_by_id", "aggregates", "score", "decision", "public_reason"))
         if (row[1], row[2]) in pairs]
     if not found:
         return {}
@@ -99,6 +104,8 @@ def excluded(unscored: Collection[tuple[int, int]], hardware_id: int) -> dict[tu
                                                        workload__visibility=Workload.VISIBLE)
                          .exclude(status=status.PASSED).order_by("evaluation_id", "workload__position")
                          .distinct("evaluation_id").values_list("evaluation_id", "status"))
+    # the public reason of the last decision, when it was the disqualification the flag comes from
     return {(problem, owner): why_excluded(submission, hack, marked is not None, aggregates, score,
-                                           first_failure.get(pk))
-            for pk, problem, owner, submission, hack, marked, aggregates, score in found}
+                                           first_failure.get(pk),
+                                           reason if decision == ReviewDecision.DISQUALIFY else "")
+            for pk, problem, owner, submission, hack, marked, aggregates, score, decision, reason in found}

@@ -211,3 +211,30 @@ class SharedTiming(models.Model):
     class Meta:
         constraints = [models.UniqueConstraint(fields=["calibration", "workload"],
                                                name="one_shared_timing_per_workload")]
+
+
+class ReviewDecision(models.Model):
+    """One decision of a reviewer on an evaluation in the review queue (evaluator/review.py): the log,
+    oldest first. The action and the public reason are shown on the submission's page and in the API;
+    the reviewer only in the admin (the pages never name reviewers, as with hack_marked_by)."""
+
+    CONFIRM, DISQUALIFY, RERUN = "confirm", "disqualify", "rerun"
+    ACTIONS = [(CONFIRM, "confirmed"), (DISQUALIFY, "disqualified"), (RERUN, "re-run")]
+
+    evaluation = models.ForeignKey(Evaluation, on_delete=models.CASCADE, related_name="reviews")
+    action = models.CharField(max_length=12, choices=ACTIONS)
+    public_reason = models.TextField(blank=True, help_text=(
+        "shown to everyone with the decision; required for a disqualification"))
+    reasons = models.JSONField(default=list, blank=True, help_text=(
+        "why it was in the queue when decided: evaluator.review's codes"))
+    rerun = models.OneToOneField(Evaluation, null=True, blank=True, on_delete=models.SET_NULL,
+                                 related_name="asked_by_review", help_text="the evaluation a re-run queued")
+    by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                           related_name="+", help_text="the reviewer: shown in the admin only")
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["evaluation", "created", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.get_action_display()} evaluation #{self.evaluation_id}"

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from evaluator import workers
+from evaluator import review, workers
 from evaluator.harness import status
 from evaluator.hidden_results import hidden_summary, shown_progress, visible_rows
 from evaluator.models import Evaluation
@@ -59,6 +59,10 @@ def prepare(evaluation: Evaluation, details_visible: bool) -> Evaluation:
                                           if key not in PRIVATE_ENVIRONMENT)
     evaluation.details_visible = details_visible
     evaluation.timing_note = timing_note(evaluation.hardware.slug)
+    # the review log (evaluator/review.py): decisions and public reasons, never the reviewer
+    log = review.public_log(evaluation)
+    evaluation.review_decisions = [d for d in log if d["evaluation"] == evaluation.pk]
+    evaluation.rerun_by_review = any(d["rerun"] == evaluation.pk for d in log)
     attach_queue(evaluation)
     return evaluation
 

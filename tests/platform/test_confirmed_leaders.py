@@ -161,7 +161,8 @@ def test_disagreement_disputes_and_lands_in_review(problem: Problem, cpu: Hardwa
 
     listed = admin_client.get(CHANGELIST, {"confirmation__exact": "disputed"}).context["cl"].result_list
     assert list(listed) == [ada]  # the reviewers' queue
-    admin_client.post(CHANGELIST, {"action": "mark_reward_hack", "_selected_action": [ada.pk]})
+    admin_client.post(CHANGELIST, {"action": "disqualify", "_selected_action": [ada.pk], "apply": "1",
+                                   "public_reason": "the run shows the score does not hold"})
     assert [e.user.username for e in board(problem.pk, cpu.pk)] == ["bob", "cyd", "dan"]
     assert len(runs_of(made["dan"])) == 1  # dan moved into the top 3: run again too
 
@@ -169,7 +170,7 @@ def test_disagreement_disputes_and_lands_in_review(problem: Problem, cpu: Hardwa
     ingest(bobs, 0.7, passed=0)  # it failed workloads the evaluation passed
     bob = Evaluation.objects.get(pk=made["bob"].pk)
     assert bob.confirmation == Evaluation.DISPUTED and "the run passed 0 of" in bob.hack_reason
-    admin_client.post(CHANGELIST, {"action": "confirm_after_review", "_selected_action": [bob.pk]})
+    admin_client.post(CHANGELIST, {"action": "confirm", "_selected_action": [bob.pk]})
     bob.refresh_from_db()
     assert bob.confirmation == Evaluation.CONFIRMED and bob.hack_marked_by == admin_user
     assert "confirmed after review" in bob.hack_reason

@@ -1,6 +1,6 @@
 """Reward hacks: the harness's REWARD_HACK verdict is kept as evidence for admins (never for the
-submitter) and keeps the evaluation off the board; an admin marks or clears evaluations after a
-review, and the owner's entry is recomputed from their remaining valid evaluations."""
+submitter) and keeps the evaluation off the board; an admin disqualifies (marks) or confirms (clears)
+evaluations after a review, and the owner's entry is recomputed from their remaining valid evaluations."""
 
 from __future__ import annotations
 
@@ -38,9 +38,15 @@ def scored(score: float, owner: AbstractBaseUser, problem: Problem, hack_message
     return evaluation
 
 
+PUBLIC_REASON = "after review in the admin"
+
+
 def act(client: Client, action: str, *evaluations: Evaluation) -> Any:
-    return client.post(CHANGELIST, {"action": action, "_selected_action": [e.pk for e in evaluations]},
-                       follow=True)
+    """A review action of the admin; a disqualification with its public reason typed in."""
+    data = {"action": action, "_selected_action": [e.pk for e in evaluations]}
+    if action == "disqualify":
+        data.update(apply="1", public_reason=PUBLIC_REASON)
+    return client.post(CHANGELIST, data, follow=True)
 
 
 def entry_of(owner: AbstractBaseUser) -> LeaderboardEntry | None:
@@ -69,20 +75,21 @@ def test_marking_the_best_falls_back_to_the_next_best_and_clearing_restores_it(
     best, second = scored(0.9, owner, problem), scored(0.6, owner, problem)
     rivals = scored(0.7, rival, problem)
 
-    response = act(admin_client, "mark_reward_hack", best)
-    assert "1 evaluation(s) marked as a reward hack" in response.content.decode()
+    response = act(admin_client, "disqualify", best)
+    assert "1 evaluation(s) disqualified" in response.content.decode()
     best.refresh_from_db()
     assert best.reward_hack and best.hack_marked_by == admin_user and best.hack_marked_at is not None
-    assert f"{admin_user.username}: marked as a reward hack: after review" in best.hack_reason
+    assert (f"{admin_user.username}: marked as a reward hack: disqualified: {PUBLIC_REASON}"
+            in best.hack_reason)
     entry = entry_of(owner)
     assert (entry.evaluation, entry.score, entry.submissions) == (second, 0.6, 2)
     assert [e.evaluation for e in board(problem.pk, best.hardware_id)] == [rivals, second]
 
-    act(admin_client, "mark_reward_hack", second)
+    act(admin_client, "disqualify", second)
     assert (entry_of(owner).evaluation, entry_of(owner).score, entry_of(owner).submissions) == (None, None, 2)
     assert [e.evaluation for e in board(problem.pk, best.hardware_id)] == [rivals]
 
-    act(admin_client, "clear_reward_hack", best, second)
+    act(admin_client, "confirm", best, second)
     entry = entry_of(owner)
     assert (entry.evaluation, entry.score, entry.submissions) == (best, 0.9, 2)
     best.refresh_from_db()
@@ -127,7 +134,7 @@ def test_the_admin_filters_reward_hacks_and_shows_the_reason_read_only(admin_cli
     assert list(response.context["cl"].result_list) == [hack]
     response = admin_client.get(CHANGELIST, {"reward_hack__exact": "0"})
     assert list(response.context["cl"].result_list) == [clean]
-    assert "Mark as reward hack" in response.content.decode()
+    assert "Review: disqualify" in response.content.decode()
 
     page = admin_client.get(reverse("admin:evaluator_evaluation_change", args=[hack.pk])).content.decode()
     assert HIDDEN_EVIDENCE in page
@@ -139,7 +146,7 @@ def test_only_reviewers_reach_the_review(client: Client) -> None:
 
     client.force_login(factories.make_user())  # a participant, not staff
     assert client.get(CHANGELIST).status_code == 302
-    act(client, "mark_reward_hack", evaluation)
+    act(client, "disqualify", evaluation)
     evaluation.refresh_from_db()
     assert not evaluation.reward_hack
 
@@ -149,7 +156,7 @@ def test_only_reviewers_reach_the_review(client: Client) -> None:
     viewer.user_permissions.add(Permission.objects.get(codename="view_evaluation"))
     client.force_login(viewer)
     page = client.get(CHANGELIST)
-    assert page.status_code == 200 and "Mark as reward hack" not in page.content.decode()
-    act(client, "mark_reward_hack", evaluation)
+    assert page.status_code == 200 and "Review: disqualify" not in page.content.decode()
+    act(client, "disqualify", evaluation)
     evaluation.refresh_from_db()
     assert not evaluation.reward_hack and entry_of(evaluation.submission.owner) is not None
