@@ -10,10 +10,10 @@ from django.db import models
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from evaluator import confirmations, modes, workers
+from evaluator import confirmations, modes, review, workers
 from evaluator.hidden_results import hidden_summary, visible_row, visible_rows
 from evaluator.jobs import SolutionError, SolutionFiles, SourceTooLarge, check_size
-from evaluator.models import Evaluation, WorkloadResult, public_environment
+from evaluator.models import Evaluation, ReviewDecision, WorkloadResult, public_environment
 from evaluator.scoring.hardware import timing_note
 from evaluator.toolchains import infer_language
 from leaderboard.lookup import current_problem
@@ -21,6 +21,7 @@ from leaderboard.models import Hardware, Problem, Workload
 from submissions import suites as agent_suites
 from submissions.bundles import DEFAULT_LIMITS, Bundle, BundleError, read_bundle
 from submissions.models import LANGUAGES, AgentSubmission, Submission
+from submissions.services import WorkloadRefused, check_workload
 
 from .boards import ProblemBoardEntrySerializer, ProblemUnrankedSerializer
 from .errors import BundleTooLargeError, SourceTooLargeError
@@ -137,6 +138,18 @@ class HiddenSummarySerializer(serializers.Serializer):
     score = serializers.FloatField(help_text="the mean score over the hidden workloads (failed ones 0)")
 
 
+class ReviewDecisionSerializer(serializers.Serializer):
+    """One decision of the review queue (docs/security.md, "Review queue"); never the reviewer."""
+
+    evaluation = serializers.IntegerField(help_text="the evaluation decided on (for a re-run's own "
+                                          "entry: the one it runs again)")
+    action = serializers.ChoiceField(choices=[a for a, _ in ReviewDecision.ACTIONS])
+    public_reason = serializers.CharField(help_text="the reviewer's words for everyone; may be empty "
+                                          "but for a disqualification")
+    decided_at = serializers.DateTimeField()
+    rerun = serializers.IntegerField(allow_null=True, help_text="the evaluation a re-run queued")
+
+
 class EvaluationSerializer(serializers.ModelSerializer):
     hardware = serializers.SlugRelatedField(slug_field="slug", read_only=True)
     outcome = serializers.CharField(source="outcome.text", read_only=True, help_text=(
@@ -145,11 +158,12 @@ class EvaluationSerializer(serializers.ModelSerializer):
         "scored"))
     timing_note = serializers.SerializerMethodField()
     confirmation = serializers.SerializerMethodField()
+    reviews = serializers.SerializerMethodField()
 
     class Meta:
         model = Evaluation
         fields = ["id", "hardware", "state", "outcome", "score", "error", "reward_hack", "attempts",
-                  "created", "started_at", "finished_at", "timing_note", "confirmation"]
+                  "created", "started_at", "finished_at", "timing_note", "confirmation", "reviews"]
 
     def get_timing_note(self, evaluation: Evaluation) -> str:
         """What its times are not (the CPU's: no GPU timing), from the hardware table; empty for a GPU."""
@@ -161,6 +175,13 @@ class EvaluationSerializer(serializers.ModelSerializer):
         when it agreed, disputed when it did not (under review), unconfirmed when it failed on the
         platform; null when none was asked for or none has finished."""
         return confirmations.status(evaluation)
+
+    @extend_schema_field(ReviewDecisionSerializer(many=True))
+    def get_reviews(self, evaluation: Evaluation) -> list[dict[str, Any]]:
+        """The review log (evaluator/review.py), oldest first: for a re-run asked for by review, that
+        decision first; then each decision on this evaluation (confirm, disqualify, rerun) with its
+        public reason. The reviewer is never named."""
+        return ReviewDecisionSerializer(review.public_log(evaluation), many=True).data
 
 
 class PublicEnvironmentField(serializers.JSONField):
@@ -210,8 +231,8 @@ class SubmissionSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Submission
-        fields = ["id", "problem", "problem_slug", "problem_version", "language", "mode", "entry",
-                  "agent_submission", "published", "created", "evaluations"]
+        fields = ["id", "problem", "problem_slug", "problem_version", "language", "mode", "workload",
+                  "entry", "agent_submission", "published", "created", "evaluations"]
 
 
 class SubmissionDetailSerializer(SubmissionSerializer):
@@ -250,8 +271,12 @@ class _SubmissionTarget(serializers.Serializer):
         "imports triton, else python)"))
     mode = serializers.ChoiceField(choices=modes.MODES, default=modes.RANKED, help_text=(
         "ranked (the default): every workload, hidden ones included, on the boards; test: correctness "
-        "on the visible workloads, no timing; benchmark: the visible workloads timed. test and benchmark "
-        "runs are private, never ranked, have their own daily quota and go ahead of ranked runs"))
+        "on the visible workloads, no timing; benchmark: the visible workloads timed; profile: each "
+        "visible workload's top kernels under a profiler. test, benchmark and profile runs are private, "
+        "never ranked, have their own daily quota and go ahead of ranked runs"))
+    workload = serializers.CharField(required=False, allow_blank=True, max_length=200, help_text=(
+        "with mode=profile only: the uuid of one visible workload of the problem, the only one profiled "
+        "(on every hardware, whatever its size); left out: every visible workload"))
 
 
 class SubmissionSourcesSerializer(_SubmissionTarget):
@@ -311,6 +336,11 @@ class SubmissionCreateSerializer(_SubmissionTarget):
                                               ) from None
         if not attrs.get("language"):
             attrs["language"] = infer_language(attrs["files"].files, attrs["files"].entry)
+        attrs["workload"] = attrs.get("workload") or ""
+        try:
+            check_workload(attrs["problem"], attrs["mode"], attrs["workload"])
+        except WorkloadRefused as exc:
+            raise serializers.ValidationError({"workload": [str(exc)]}) from None
         return attrs
 
 
@@ -369,7 +399,8 @@ class CheckedSolutionSerializer(serializers.Serializer):
 class BundleCheckSerializer(serializers.Serializer):
     """A dry run's answer: nothing was stored or evaluated."""
 
-    valid = serializers.BooleanField(help_text="an upload would be taken and every Python source compiles")
+    valid = serializers.BooleanField(help_text=("an upload would be taken, every Python source compiles "
+                                                "and every C++/CUDA source reads without a lexical error"))
     name = serializers.CharField()
     version = serializers.CharField()
     model = serializers.CharField()

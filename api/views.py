@@ -104,7 +104,8 @@ class SubmissionViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.R
         if self.action == "list" or not self.request.user.is_staff:
             submissions = submissions.filter(owner=self.request.user)
         # one per hardware: the evaluation that counts, with where its confirmation stands
-        evaluations = (confirmations.with_status(counted()).select_related("hardware")
+        evaluations = (confirmations.with_status(counted()).select_related("hardware", "asked_by_review")
+                       .prefetch_related("reviews")
                        .order_by("hardware__slug"))
         if self.action == "list":
             evaluations = evaluations.prefetch_related(hidden_results.verdicts())
@@ -133,9 +134,12 @@ class SubmissionViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.R
         data = serializer.validated_data
         try:
             submission = services.create_submission(request.user, data["problem"], data["files"],
-                                                    data["language"], data["hardware"], mode=data["mode"])
+                                                    data["language"], data["hardware"], mode=data["mode"],
+                                                    workload=data["workload"])
         except services.UnsupportedLanguage as exc:
             raise ValidationError({"language": [str(exc)]}) from None
+        except services.WorkloadRefused as exc:
+            raise ValidationError({"workload": [str(exc)]}) from None
         except services.NoWorkerOnline as exc:
             raise ValidationError({"hardware": [str(exc)]}) from None
         except services.SubmittingTooFast as exc:
@@ -238,8 +242,8 @@ class AgentSubmissionViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mix
 
     @extend_schema(parameters=[OpenApiParameter(
                        "validate", bool, description="a dry run: check the bundle (manifest, problems, "
-                       "languages, hardware, Python syntax) and answer 200 with what an upload would do, "
-                       "storing and evaluating nothing")],
+                       "languages, hardware, Python syntax, C++/CUDA lexical errors) and answer 200 with "
+                       "what an upload would do, storing and evaluating nothing")],
                    responses={201: AgentSubmissionDetailSerializer, 200: BundleCheckSerializer,
                               400: OpenApiResponse(description="a bad bundle, an unknown problem or a "
                                                                "version already uploaded"),

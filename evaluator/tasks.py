@@ -167,7 +167,8 @@ def measure(evaluation: Evaluation, worker: str,
     hardware, submission = evaluation.hardware, evaluation.submission
     cpu = hardware.slug == "cpu"
     problem = harness_problem(submission.problem)
-    workloads = workloads_for(submission.problem, smoke=cpu, hidden=modes.runs_hidden(submission.mode))
+    workloads = workloads_for(submission.problem, smoke=cpu, hidden=modes.runs_hidden(submission.mode),
+                              only=submission.workload if modes.profiled(submission.mode) else "")
     flops = stored_flops_by_uuid(submission.problem)  # read now: the database may be away later
     solution = SolutionFiles(dict(submission.sources), submission.entry)
 

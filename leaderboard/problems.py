@@ -40,10 +40,15 @@ def harness_problem(problem: Problem) -> spec.Problem:
     )
 
 
-def workloads_for(problem: Problem, *, smoke: bool, hidden: bool = True) -> list[spec.Workload]:
+def workloads_for(problem: Problem, *, smoke: bool, hidden: bool = True,
+                  only: str = "") -> list[spec.Workload]:
     """Every workload an evaluation runs: smoke-sized ones on the CPU, full-size ones on GPUs;
-    visible first, then hidden (none with hidden=False: the modes that never touch them)."""
+    visible first, then hidden (none with hidden=False: the modes that never touch them). With
+    `only` (a profile run's one workload), that visible workload alone, whatever its size."""
     definition = definition_of(problem)
+    if only:
+        return [harness_workload(w, definition)
+                for w in problem.workloads.filter(uuid=only, visibility=Workload.VISIBLE)]
     rows = problem.workloads.filter(smoke=smoke).order_by("position")
     if not hidden:
         rows = rows.filter(visibility=Workload.VISIBLE)

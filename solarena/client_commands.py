@@ -46,7 +46,8 @@ publish, unpublish, leaderboard, compare, submit-agent, publish-agent, agents, a
 agent-frontier, agent-submissions):
   0  success
   2  bad arguments or files, or the server refused the request (its message is shown); with
-     submit-agent --check, a bundle an upload would refuse or with Python that does not compile
+     submit-agent --check, a bundle an upload would refuse or with a source that does not read
+     (Python that does not compile, C++/CUDA with a lexical error)
   3  not logged in, or the server answered 401/403 (log in with `solarena login`)
   4  the server cannot be reached, or it failed (5xx)
   5  --wait: an evaluation failed on the platform, or --timeout passed before all finished
@@ -88,12 +89,16 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                              "visible workloads, no timing; benchmark: the visible workloads timed; "
                              "profile: each visible workload's top kernels under a profiler. The "
                              "private modes go ahead of ranked runs")
+    _workload_option(submit)
     for mode, what in (("test", "check a solution's correctness on the visible workloads (no timing, "
                                 "private, not ranked)"),
                        ("benchmark", "time a solution on the visible workloads (private, not ranked)"),
                        ("profile", "list each visible workload's top kernels under the server's profiler "
                                    "(private, not ranked)")):
-        _submit_options(add(mode, cmd_submit, what)).set_defaults(mode=mode)
+        shortcut = _submit_options(add(mode, cmd_submit, what))
+        shortcut.set_defaults(mode=mode)
+        if mode == "profile":
+            _workload_option(shortcut)
 
     status = add("status", cmd_status, "a submission's evaluations and per-workload results")
     status.add_argument("id", type=int, help="the submission's id")
@@ -129,7 +134,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                        help="keep the upload to you (and the admins) and off every board until "
                             "`solarena publish-agent ID`; it is evaluated all the same")
     agent.add_argument("--check", action="store_true",
-                       help="a dry run: check the bundle (problems, languages, hardware, Python syntax) "
+                       help="a dry run: check the bundle (problems, languages, hardware, Python syntax, "
+                            "C++/CUDA lexical errors) "
                             "and store nothing; exit 2 when an upload would fail")
     _wait_options(agent)
 
@@ -168,6 +174,12 @@ def _submit_options(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
                              "names C++, triton when the code imports triton, else python)")
     _wait_options(parser)
     return parser
+
+
+def _workload_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--workload", default=None, metavar="UUID",
+                        help="profile mode only: profile just this visible workload (its uuid, as "
+                             "`solarena show` lists them) on every hardware")
 
 
 def _wait_options(parser: argparse.ArgumentParser) -> None:
@@ -480,6 +492,8 @@ def cmd_submit(args: argparse.Namespace) -> int:
         fields = {"problem": args.problem, "hardware": args.hardware, "mode": args.mode}
         if args.language:  # else the server infers it from the sources, by its one rule
             fields["language"] = args.language
+        if getattr(args, "workload", None):  # the server says when it is refused (another mode, unknown)
+            fields["workload"] = args.workload
         submission = client.post("submissions/upload/", data=fields,
                                  files={"file": (args.file.name, data, "application/octet-stream")})
         err = _err()
@@ -640,7 +654,8 @@ def _show_submission(document: dict[str, Any], args: argparse.Namespace) -> int:
 
 def _private(submission: Mapping[str, Any]) -> str:
     mode = submission.get("mode", "ranked")
-    return "" if mode == "ranked" else f", a private {mode} run"
+    one = f" of workload {submission['workload']}" if submission.get("workload") else ""
+    return "" if mode == "ranked" else f", a private {mode} run{one}"
 
 
 def _when(value: Any) -> str:

@@ -14,6 +14,7 @@ from leaderboard.models import Hardware, Problem
 
 from .bundles import AgentManifest
 from .models import LANGUAGES, AgentSubmission
+from .services import WorkloadRefused, check_workload
 
 PASTED_NAME = "solution.py"
 AGENT_FIELDS = ("agent_name", "agent_version", "agent_model")
@@ -71,8 +72,11 @@ class SubmissionForm(forms.Form):
     mode = forms.ChoiceField(choices=modes.MODES, initial=modes.RANKED, widget=forms.RadioSelect,
                              required=False,
                              help_text="test and benchmark runs are private, never ranked, and go first")
+    workload = forms.CharField(required=False, max_length=200, label="Workload to profile",
+                               help_text="optional, profile mode only: the uuid of one visible workload "
+                               "(listed on the problem's page), profiled alone on every hardware")
     file = forms.FileField(required=False, label="Upload a file",
-                           help_text="a .py solution or a solution.json")
+                           help_text='a .py solution or a <a href="/docs/solution-format/">solution.json</a>')
     code = forms.CharField(required=False, strip=False, label="or paste the code",
                            widget=forms.Textarea(attrs={"rows": 16, "cols": 90, "spellcheck": "false"}),
                            help_text=f"stored as {PASTED_NAME}, the file the harness loads")
@@ -113,6 +117,12 @@ class SubmissionForm(forms.Form):
         except SolutionError as exc:
             self.add_error(field, str(exc))
         data["mode"] = data.get("mode") or modes.RANKED  # left out: a ranked run, as before modes
+        data["workload"] = (data.get("workload") or "").strip()
+        if data.get("problem") is not None:
+            try:
+                check_workload(data["problem"], data["mode"], data["workload"])
+            except WorkloadRefused as exc:
+                self.add_error("workload", str(exc))
         agent_errors = any(map(self.has_error, AGENT_FIELDS))
         if data.get("agent_private") and data.get("agent") is None and not agent_errors:
             self.add_error("agent_private", "only a solution sent with an agent (its name, version and "

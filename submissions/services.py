@@ -28,11 +28,12 @@ from evaluator.toolchains import check_runnable, infer_language, languages_of, t
 from evaluator.workers import NoWorkerOnline as NoWorkerOnline
 from evaluator.workers import check_served
 from leaderboard.lookup import current_problems
-from leaderboard.models import Hardware, Problem
+from leaderboard.models import Hardware, Problem, Workload
 from solarena import page_stamps
 
 from .bundles import AgentManifest, Bundle
 from .models import AgentSubmission, Submission
+from .native_check import defines_unbalanced_brackets, is_native, native_syntax_error
 
 QUOTA_WINDOW = timedelta(hours=24)
 
@@ -90,6 +91,24 @@ class VersionTaken(Exception):
             "upload may repeat one)")
 
 
+class WorkloadRefused(ValueError):
+    """The one workload a profile run asked for is not to be had: asked for in another mode, or not
+    a visible workload of the problem (an unknown uuid and a hidden one get the same message)."""
+
+
+def check_workload(problem: Problem, mode: str, uuid: str) -> None:
+    """Refuse (WorkloadRefused) a workload asked for outside profile mode, or not one of the
+    problem's visible workloads; an empty uuid asks for none (every visible workload)."""
+    if not uuid:
+        return
+    if not modes.profiled(mode):
+        raise WorkloadRefused(f"one workload is asked for in profile mode only (mode=profile), not in "
+                              f"{mode} mode")
+    if not problem.workloads.filter(uuid=uuid, visibility=Workload.VISIBLE).exists():
+        raise WorkloadRefused(f"problem {problem.name} (v{problem.version}) has no visible workload "
+                              f"{uuid!r} (its visible workloads: GET /api/v1/problems/{problem.slug}/)")
+
+
 class NotCancellable(Exception):
     """Nothing of the submission is still queued, so there is nothing to cancel."""
 
@@ -103,17 +122,20 @@ def create_submission(
     agent_submission: AgentSubmission | None = None,
     mode: str = modes.RANKED,
     agent_usage: dict[str, float | int] | None = None,
+    workload: str = "",
 ) -> Submission:
     """Store the solution and one queued evaluation per hardware; the messages go out on commit.
     Raises SubmittingTooFast, storing nothing, past the owner's submissions per minute (a part of an
     agent submission is counted with it), QuotaExceeded past the owner's daily submissions for the
     problem, TooManyInFlight past the owner's evaluations queued or running at once, and
     UnsupportedLanguage where a hardware's evaluators cannot run the solution's language, and
-    NoWorkerOnline where no worker serves a hardware now and none is expected."""
+    NoWorkerOnline where no worker serves a hardware now and none is expected, and WorkloadRefused
+    where `workload` (a profile run's one visible workload) is not to be had."""
     if not hardware:
         raise ValueError("a submission needs at least one hardware to run on")
     if mode not in modes.NAMES:
         raise ValueError(f"unknown mode {mode!r} (known: {', '.join(modes.NAMES)})")
+    check_workload(problem, mode, workload)
     check_languages(files, language, hardware)
     check_served(hardware)
     with transaction.atomic():
@@ -125,6 +147,7 @@ def create_submission(
         submission = Submission.objects.create(
             owner=owner, problem=problem, language=language, sources=dict(files.files), entry=files.entry,
             agent_submission=agent_submission, mode=mode, agent_usage=agent_usage or {},
+            workload=workload,
         )
         for hw in hardware:
             evaluation = Evaluation.objects.create(
@@ -187,7 +210,8 @@ class CheckedSolution:
     language: str  # as the server infers it
     entry: str
     files: int
-    syntax_errors: list[str]  # "path:line: message" of each Python source that does not compile
+    syntax_errors: list[str]  # "path:line: message": Python that does not compile, C++/CUDA with a
+    # lexical error (native_check)
 
 
 def check_agent_bundle(owner: AbstractBaseUser, bundle: Bundle, hardware: list[Hardware],
@@ -195,7 +219,7 @@ def check_agent_bundle(owner: AbstractBaseUser, bundle: Bundle, hardware: list[H
     """What uploading the bundle would do, without storing or evaluating anything (the dry run):
     raises as create_agent_submission does for unknown or twice-named problems, a repeated version,
     languages the hardware cannot run and hardware no worker serves; each solution's Python sources
-    compiled."""
+    compiled and its C++/CUDA sources checked lexically (native_check)."""
     if not hardware:
         raise ValueError("an agent submission needs at least one hardware to run on")
     check_served(hardware)
@@ -211,9 +235,17 @@ def check_agent_bundle(owner: AbstractBaseUser, bundle: Bundle, hardware: list[H
 
 
 def _syntax_errors(files: SolutionFiles) -> list[str]:
+    """Python sources compiled; C++/CUDA sources read lexically (submissions/native_check.py: no
+    compiler, headers or GPU on this host, so they are built on the worker)."""
     errors = []
+    check_brackets = not any(defines_unbalanced_brackets(text) for path, text in files.files.items()
+                             if is_native(path))
     for path, text in files.files.items():
-        if path.endswith(".py"):
+        if is_native(path):
+            error = native_syntax_error(path, text, check_brackets)
+            if error is not None:
+                errors.append(error)
+        elif path.endswith(".py"):
             try:
                 compile(text, path, "exec", dont_inherit=True)
             except SyntaxError as exc:

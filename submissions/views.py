@@ -18,9 +18,9 @@ from django.template.loader import render_to_string
 from django.views.decorators.http import require_POST
 
 from evaluator import hidden_results, workers
-from evaluator.models import Evaluation, WorkerHeartbeat, WorkloadResult
+from evaluator.models import Evaluation, ReviewDecision, WorkerHeartbeat, WorkloadResult
 from leaderboard.models import Problem
-from pages import page_cache
+from pages import page_cache, page_queries
 from pages.page_cache import public_page
 from solarena import page_stamps
 
@@ -46,13 +46,14 @@ def submit(request: HttpRequest) -> HttpResponse:
             try:
                 if data["agent"] is None:
                     submission = services.create_submission(request.user, data["problem"], data["files"],
-                                                            data["language"], hardware, mode=data["mode"])
+                                                            data["language"], hardware, mode=data["mode"],
+                                                            workload=data["workload"])
                 else:
                     submission = services.create_agent_solution(request.user, data["agent"], data["problem"],
                                                                 data["files"], data["language"], hardware,
                                                                 private=data["agent_private"])
             except (services.QuotaExceeded, services.UnsupportedLanguage, services.NoWorkerOnline,
-                    services.VersionTaken) as exc:
+                    services.VersionTaken, services.WorkloadRefused) as exc:
                 form.add_error(None, str(exc))
             else:
                 return redirect("submission", submission_id=submission.pk)
@@ -64,10 +65,12 @@ def submit(request: HttpRequest) -> HttpResponse:
 def submission_list(request: HttpRequest) -> HttpResponse:
     evaluations = (Evaluation.objects.select_related("hardware").order_by("hardware__slug")
                    .prefetch_related(hidden_results.verdicts()))
-    submissions = (Submission.objects.filter(owner=request.user).select_related("problem")
-                   .prefetch_related(Prefetch("evaluations", queryset=evaluations))
-                   .order_by("-created", "-pk"))
-    return render(request, "submissions/list.html", {"submissions": submissions})
+    submissions = list(Submission.objects.filter(owner=request.user).select_related("problem")
+                       .prefetch_related(Prefetch("evaluations", queryset=evaluations))
+                       .order_by("-created", "-pk"))
+    shown = [e.hardware.slug for submission in submissions for e in submission.evaluations.all()]
+    return render(request, "submissions/list.html", {"submissions": submissions,
+                                                     "timing_notes": page_queries.timing_notes(shown)})
 
 
 def _shown(submission_id: int) -> tuple[str | None, bool]:
@@ -75,21 +78,28 @@ def _shown(submission_id: int) -> tuple[str | None, bool]:
     place in line and whether a worker serves its hardware), whether the source is public and
     whether the problem's solutions are revealed; None for a missing submission. Plain SQL: this
     runs on every view and every poll of the page. Settled unless one waits in a queue: what moves
-    its place and its worker's liveness is written by no writer of this submission."""
+    its place and its worker's liveness is written by no writer of this submission. The hardware
+    with a worker online (their count and the sum of their ids), for the line every page ends with:
+    a settled page follows it within page_stamps.SETTLED."""
     columns = ", ".join(f"e.{'id' if name == 'pk' else name}" for name in SHOWN)
     evaluations, heartbeats = Evaluation._meta.db_table, WorkerHeartbeat._meta.db_table
+    reviews = ReviewDecision._meta.db_table  # its review log shows too
+    live = workers.live_since()
     with connection.cursor() as cursor:
         cursor.execute(
-            f"SELECT {columns}, s.published, p.solutions_revealed, CASE WHEN e.state = %s THEN "
+            f"SELECT {columns}, (SELECT count(*) FROM {reviews} r WHERE r.evaluation_id = e.id), "
+            "s.published, p.solutions_revealed, CASE WHEN e.state = %s THEN "
             f"(SELECT count(*) FROM {evaluations} q WHERE q.hardware_id = e.hardware_id AND q.state = %s "
             f"AND q.id < e.id) END, CASE WHEN e.state = %s THEN (SELECT count(*) FROM {heartbeats} h "
-            "WHERE h.hardware_id = e.hardware_id AND h.last_seen >= %s) > 0 END "
+            "WHERE h.hardware_id = e.hardware_id AND h.last_seen >= %s) > 0 END, "
+            "(SELECT count(DISTINCT o.hardware_id) || ':' || coalesce(sum(DISTINCT o.hardware_id), 0) "
+            f"FROM {heartbeats} o WHERE o.last_seen >= %s) "
             f"FROM {evaluations} e JOIN {Submission._meta.db_table} s ON s.id = e.submission_id "
             f"JOIN {Problem._meta.db_table} p ON p.id = s.problem_id "
             "WHERE e.submission_id = %s ORDER BY e.id",
-            [Evaluation.QUEUED, Evaluation.QUEUED, Evaluation.QUEUED, workers.live_since(), submission_id])
+            [Evaluation.QUEUED, Evaluation.QUEUED, Evaluation.QUEUED, live, live, submission_id])
         rows = cursor.fetchall()
-    return (repr(rows) if rows else None), not any(row[-2] is not None for row in rows)
+    return (repr(rows) if rows else None), not any(row[-3] is not None for row in rows)
 
 
 def _version(submission_id: int) -> str | None:
@@ -185,7 +195,8 @@ def _set_published(request: HttpRequest, submission_id: int, published: bool) ->
 def _page_rows() -> QuerySet[Submission]:
     """Submissions with what their page shows of them and their evaluations (not the problem's
     definition or the agent's logs); results come with prepared()."""
-    evaluations = Evaluation.objects.select_related("hardware").order_by("hardware__slug")
+    evaluations = (Evaluation.objects.select_related("hardware", "asked_by_review")
+                   .prefetch_related("reviews").order_by("hardware__slug"))
     return (Submission.objects.select_related("problem", "owner", "agent_submission")
             .defer("problem__definition", "agent_submission__logs")
             .prefetch_related(Prefetch("evaluations", queryset=evaluations)))
