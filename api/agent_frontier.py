@@ -14,6 +14,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from evaluator.scoring.hardware import timing_note
 from leaderboard import agent_boards
 from leaderboard.agent_boards import AgentRow
 from leaderboard.models import Hardware
@@ -42,6 +43,6 @@ class AgentFrontierView(APIView):
             return [{**board_row(row), "on_frontier": found.on_frontier(row)} for row in rows]
 
         return Response(AgentFrontierSerializer({
-            "hardware": slug, "problems": len(found.board.suite.problems),
+            "hardware": slug, "timing_note": timing_note(slug), "problems": len(found.board.suite.problems),
             "frontier": entries(found.frontier), "dominated": entries(found.dominated),
             "no_cost": entries(found.no_cost)}).data)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+TIMING_NOTE_HELP = "what this hardware's times are not (the CPU's: no GPU timing); empty for a GPU"
 FIGURE_HELP = {
     "problems": "problems in the suite: the current ones (of the task type), or those the upload solved "
                 "where more",
@@ -85,6 +86,7 @@ class ProblemResultSerializer(serializers.Serializer):
 
 class HardwareResultsSerializer(serializers.Serializer):
     hardware = serializers.CharField()
+    timing_note = serializers.CharField(help_text=TIMING_NOTE_HELP)
     status = serializers.CharField(help_text="queued, running or done: the figures are final once done")
     suite = SuiteFiguresSerializer()
     task_types = TaskTypeFiguresSerializer(many=True)
@@ -145,6 +147,7 @@ class AgentBoardEntrySerializer(AgentRowSerializer):
 
 class AgentBoardSerializer(serializers.Serializer):
     hardware = serializers.CharField()
+    timing_note = serializers.CharField(help_text=TIMING_NOTE_HELP)
     task_type = serializers.CharField(allow_null=True, help_text="the task type the figures are over")
     problems = serializers.IntegerField(help_text="problems in the suite (of the task type)")
     entries = AgentBoardEntrySerializer(many=True)
@@ -197,6 +200,7 @@ class ComparedProblemSerializer(serializers.Serializer):
 
 class AgentComparisonSerializer(serializers.Serializer):
     hardware = serializers.CharField()
+    timing_note = serializers.CharField(help_text=TIMING_NOTE_HELP)
     a = ComparedUploadSerializer()
     b = ComparedUploadSerializer()
     delta = FigureDeltasSerializer(help_text="b minus a over the suite")
@@ -212,6 +216,7 @@ class FrontierEntrySerializer(AgentRowSerializer):
 
 class AgentFrontierSerializer(serializers.Serializer):
     hardware = serializers.CharField()
+    timing_note = serializers.CharField(help_text=TIMING_NOTE_HELP)
     problems = serializers.IntegerField(help_text="problems in the suite")
     frontier = FrontierEntrySerializer(many=True, help_text=(
         "the uploads no other beats on both counts (a suite score at least as high for at most the cost), "

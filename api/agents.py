@@ -17,6 +17,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from evaluator.harness.problem import TASK_TYPES
+from evaluator.scoring.hardware import timing_note
 from evaluator.scoring.suite import SuiteFigures
 from leaderboard import agent_boards
 from leaderboard.models import Hardware
@@ -46,7 +47,8 @@ def _task_types(here: HardwareResults) -> list[dict[str, Any]]:
 
 
 def hardware_document(here: HardwareResults) -> dict[str, Any]:
-    return {"hardware": here.hardware, "status": here.status, "suite": here.suite.to_dict(),
+    return {"hardware": here.hardware, "timing_note": timing_note(here.hardware), "status": here.status,
+            "suite": here.suite.to_dict(),
             "task_types": _task_types(here), "missing_problems": here.missing,
             "problems": [row.to_dict() for row in here.problems]}
 
@@ -116,8 +118,10 @@ class AgentBoardView(APIView):
                     **({"results": [p.to_dict() for p in row.results.problems]} if with_problems else {})}
                    for row in board.rows]
         size = board.suite.sizes.get(task_type, 0) if task_type else len(board.suite.problems)
-        return Response(AgentBoardSerializer({"hardware": board.hardware.slug, "task_type": task_type,
-                                              "problems": size, "entries": entries}).data)
+        return Response(AgentBoardSerializer({"hardware": board.hardware.slug,
+                                              "timing_note": timing_note(board.hardware.slug),
+                                              "task_type": task_type, "problems": size,
+                                              "entries": entries}).data)
 
 
 class UploadResultsView(APIView):
@@ -186,7 +190,7 @@ def _compared(upload: UploadResults, here: HardwareResults) -> dict[str, Any]:
 
 def comparison_document(found: agent_compare.Comparison) -> dict[str, Any]:
     return {
-        "hardware": found.hardware,
+        "hardware": found.hardware, "timing_note": timing_note(found.hardware),
         "a": _compared(found.a, found.a_here), "b": _compared(found.b, found.b_here),
         "delta": found.suite_delta, "improved": found.improved, "worse": found.worse,
         "task_types": [{"task_type": t.task_type, "a": _figures(t.a), "b": _figures(t.b), "delta": t.delta}

@@ -98,7 +98,7 @@ def agent_compare_page(request: HttpRequest, owner: str, name: str) -> HttpRespo
         "owner": user, "name": name, "found": found, "uploads": list(uploads.values()),
         "api_url": reverse("agent-submissions-compare") + "?" + urlencode(
             {"a": found.a.agent.pk, "b": found.b.agent.pk, "hardware": found.hardware}),
-        "hardware": _shared_hardware(found),
+        "hardware": _shared_hardware(found), "timing_notes": page_queries.timing_notes([found.hardware]),
     })
 
 

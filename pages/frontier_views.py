@@ -16,7 +16,7 @@ from leaderboard import agent_boards
 from leaderboard.agent_boards import AgentRow
 from leaderboard.models import Hardware
 
-from . import frontier_chart
+from . import frontier_chart, page_queries
 from .board_views import Tab, page_url
 from .page_cache import public_page
 
@@ -36,6 +36,7 @@ def agent_frontier(request: HttpRequest, hardware: str) -> HttpResponse:
                  for other in everything],
         "board_url": reverse("agent-board", args=[hw.slug]),
         "json_url": reverse("agent-frontier-api") + "?" + urlencode({"hardware": hw.slug}),
+        "timing_notes": page_queries.timing_notes([hw.slug]),
     })
 
 

@@ -150,7 +150,7 @@ def hardware_list(request: HttpRequest) -> HttpResponse:
     states = workers.availability(hardware)
     for hw in hardware:
         peaks = {peak.name: peak for peak in page_queries.peaks(hw)}
-        rows.append((hw, [peaks[name] for name in shown if name in peaks], states[hw.slug].text))
+        rows.append((hw, [peaks[name] for name in shown if name in peaks], states[hw.slug]))
     return render(request, "pages/hardware_list.html", {"rows": rows})
 
 
@@ -163,7 +163,7 @@ def hardware_detail(request: HttpRequest, slug: str) -> HttpResponse:
         "hardware": hardware, "spec": page_queries.spec_of(hardware), "peaks": page_queries.peaks(hardware),
         "counts": page_queries.evaluation_counts(hardware),
         "problems": list(page_queries.problems_on(hardware)),
-        "workers": workers.availability([hardware])[hardware.slug].text,
+        "workers": workers.availability([hardware])[hardware.slug],
     })
     return render(request, "pages/hardware.html", {"hardware": hardware, "content": content})
 

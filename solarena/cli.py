@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.text import Text
@@ -84,6 +85,8 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--profile", action="store_true",
                     help="the profile mode: Nsight Compute where ncu and a GPU are there, else torch's "
                          "profiler; timings never scored (docs/measuring.md, \"Profile mode\")")
+    ev.add_argument("--workload", default=None, metavar="UUID",
+                    help="with --profile: profile just this visible workload (smoke-sized or full-size)")
     ev.add_argument("--profile-dir", type=Path, default=Path("solarena-ncu"), metavar="DIR",
                     help="where --profile writes the .ncu-rep files (default: ./solarena-ncu)")
     ev.add_argument("--json", action="store_true", help="print one JSON document (docs/result-format.md)")
@@ -153,7 +156,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
     cpu = hardware.slug == "cpu"
     selection = args.workloads or ("smoke" if cpu else "all")
     secret = args.secret or os.environ.get("SOLARENA_HIDDEN_SECRET") or DEFAULT_SECRET
-    workloads = select_workloads(problem, selection, secret, args.hidden_file)
+    if args.workload is not None:
+        workloads, selection = [one_workload(problem, mode, args)], "visible"
+    else:
+        workloads = select_workloads(problem, selection, secret, args.hidden_file)
     if mode != "ranked":  # the private modes never touch hidden workloads
         workloads = [w for w in workloads if w.visibility == "visible"]
     seed = args.seed if args.seed is not None else secrets.randbits(48)
@@ -204,6 +210,18 @@ def resolve_mode(args: argparse.Namespace) -> str:
     if args.profile and args.mode not in (None, "profile"):
         raise UsageError(f"--profile is a mode of its own: it cannot go with --mode {args.mode}")
     return "profile" if args.profile else args.mode or "ranked"
+
+
+def one_workload(problem: Problem, mode: str, args: argparse.Namespace) -> Workload:
+    """The one visible workload --workload asks a profile run for, as the server picks it."""
+    if mode != "profile":
+        raise UsageError("--workload goes with --profile (or --mode profile)")
+    if args.workloads is not None:
+        raise UsageError("--workload names the one workload to profile: leave --workloads out")
+    for workload in problem.workloads + problem.smoke_workloads:
+        if workload.uuid == args.workload:
+            return workload
+    raise UsageError(f"problem {problem.name} has no visible workload {args.workload!r}")
 
 
 def profiling_tool(ncu_path: str | None, cpu: bool) -> str:
@@ -360,6 +378,11 @@ def select_workloads(
         raise UsageError(str(exc)) from None
 
 
+def cut_name(name: str, width: int = 24) -> str:
+    """A name in at most `width` characters, a cut one marked with "…"."""
+    return name if len(name) <= width else name[:width - 1] + "…"
+
+
 def _run_with_progress(job_dir: Path, workloads: list[Workload], options: SuperviseOptions,
                        console: Console, quiet: bool) -> Any:
     uuids = [w.uuid for w in workloads]
@@ -371,7 +394,7 @@ def _run_with_progress(job_dir: Path, workloads: list[Workload], options: Superv
 
         def on_event(event: dict[str, Any]) -> None:
             if event["event"] == "start":
-                bar.update(task, description=f"workload {event['uuid'][:24]}")
+                bar.update(task, description=f"workload {escape(cut_name(event['uuid']))}")
             else:
                 bar.advance(task)
 

@@ -63,6 +63,7 @@ def test_the_board_entries_carry_tokens(cpu: Hardware) -> None:
 
 def test_no_upload_no_frontier_and_bad_hardware_refused(cpu: Hardware) -> None:
     empty = client_for(None).get(FRONTIER, {"hardware": "cpu"}).json()
+    assert "not a GPU" in empty.pop("timing_note")  # tests/api/test_cpu_timing_note_api.py
     assert empty == {"hardware": "cpu", "problems": 0, "frontier": [], "dominated": [], "no_cost": []}
     missing = client_for(None).get(FRONTIER)
     assert missing.status_code == 400 and missing.json() == {"hardware": ["give ?hardware=<slug>"]}

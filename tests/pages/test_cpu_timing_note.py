@@ -44,3 +44,31 @@ def test_pages_with_gpu_results_only_carry_none(client: Client) -> None:
     factories.make_scored(factories.make_participant("ada"), problem, h200, 0.4)
     for url in (f"/problems/{problem.slug}/?hardware=h200", "/u/ada/", "/"):
         assert NOTE not in text(client, url), url
+
+
+def test_the_agent_pages_and_my_submissions_carry_the_note(client: Client) -> None:
+    """The agent board, its score-versus-cost page, two uploads compared, and the submitter's own list."""
+    problem, cpu = factories.make_problem(), factories.make_hardware("cpu")
+    ada = factories.make_participant("ada")
+    factories.make_scored(ada, problem, cpu, 0.4)
+    first = factories.make_agent_run(ada, "bot", {problem: 0.3}, cpu)
+    second = factories.make_agent_run(ada, "bot", {problem: 0.5}, cpu, version="2")
+    pages = ("/boards/agents/cpu/", "/boards/agents/cpu/frontier/",
+             f"/agents/ada/bot/compare/?a={first.pk}&b={second.pk}")
+    for url in pages:
+        assert NOTE in text(client, url), url
+    client.force_login(ada)
+    assert "cpu: CPU times come from" in text(client, "/submissions/")
+
+
+def test_gpu_agent_pages_and_my_gpu_submissions_carry_none(client: Client) -> None:
+    problem, h200 = factories.make_problem(), factories.make_hardware("h200")
+    ada = factories.make_participant("ada")
+    factories.make_scored(ada, problem, h200, 0.4)
+    first = factories.make_agent_run(ada, "bot", {problem: 0.3}, h200)
+    second = factories.make_agent_run(ada, "bot", {problem: 0.5}, h200, version="2")
+    for url in ("/boards/agents/h200/", "/boards/agents/h200/frontier/",
+                f"/agents/ada/bot/compare/?a={first.pk}&b={second.pk}"):
+        assert NOTE not in text(client, url), url
+    client.force_login(ada)
+    assert NOTE not in text(client, "/submissions/")

@@ -8,6 +8,7 @@ import pytest
 from django.test import Client
 
 from tests.conftest import ROOT
+from tests.platform import factories
 
 pytestmark = pytest.mark.django_db
 
@@ -42,3 +43,20 @@ def test_the_home_page_says_what_a_score_means_and_links_the_docs(client: Client
     assert "1 when a kernel reaches the hardware's speed-of-light" in page
     assert 'href="/docs/scoring/"' in page and 'href="/docs/measuring/"' in page
     assert 'href="/docs/"' in page  # in every page's navigation
+
+
+def test_the_pages_that_use_a_format_or_the_api_link_its_doc(client: Client) -> None:
+    """The submit form's solution.json, the token section's API, a problem's definition and a
+    workload's status each link the doc that defines them."""
+    problem, cpu = factories.make_problem(), factories.make_hardware("cpu")
+    evaluation = factories.make_scored(factories.make_participant("ada"), problem, cpu, 0.4)
+    assert 'href="/docs/problem-format/"' in client.get(f"/problems/{problem.slug}/").content.decode()
+    submission = client.get(f"/submissions/{evaluation.submission_id}/").content.decode()
+    assert '<th><a href="/docs/result-format/">status</a></th>' in submission
+    client.force_login(factories.make_user())
+    form = client.get("/submit/").content.decode()
+    assert '<a href="/docs/solution-format/">solution.json</a>' in form
+    profile = client.get("/accounts/profile/").content.decode()
+    assert 'href="/docs/api/"' in profile and 'href="/api/v1/docs/"' in profile
+    for doc in ("problem-format", "result-format", "solution-format", "api"):
+        assert client.get(f"/docs/{doc}/").status_code == 200, doc

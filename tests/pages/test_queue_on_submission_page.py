@@ -5,8 +5,11 @@ version) alike."""
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 from django.test import Client
+from django.utils import timezone
 
 from evaluator import workers
 from evaluator.models import Evaluation
@@ -40,3 +43,22 @@ def test_the_place_in_line_and_a_missing_worker_show_and_follow(client: Client,
 
     client.force_login(owner)  # the owner's page, made for the request
     assert "number 1 in line" in status_of(client, second)
+
+
+def test_an_estimated_start_shows_once_finished_runs_give_one(client: Client) -> None:
+    """One run of two minutes finished, one worker busy with nothing, one evaluation ahead: the next
+    starts in about two minutes (evaluator.workers.queue_place)."""
+    problem, h200 = factories.make_problem(), factories.make_hardware("h200")
+    owner = factories.make_participant("ada")
+    done = factories.make_evaluation(owner=owner, problem=problem, hardware=h200)
+    finished = timezone.now()
+    Evaluation.objects.filter(pk=done.pk).update(state=Evaluation.SCORED, finished_at=finished,
+                                                 started_at=finished - timedelta(seconds=120))
+    factories.make_evaluation(owner=owner, problem=problem, hardware=h200)
+    second = factories.make_evaluation(owner=owner, problem=problem, hardware=h200)
+    assert "starting in about" not in status_of(client, second)  # no worker: no estimate
+
+    workers.beat("worker-1", ["h200"])
+    client.force_login(owner)  # the owner's page, made for the request
+    shown = status_of(client, second)
+    assert "number 2 in line, starting in about 2 min." in shown

@@ -25,9 +25,12 @@ def test_the_pages_and_the_form_say_whether_a_worker_serves_each_hardware(client
     factories.make_hardware("h200")
     Hardware.objects.filter(slug__in=["cpu", "h200"]).update(active=True)
     workers.beat("cpu-worker", ["cpu"])
-    assert REFUSED in client.get("/hardware/h200/").content.decode()
+    page = client.get("/hardware/h200/").content.decode()
+    assert REFUSED in page and "accepts evaluations" not in page, "one word on whether it takes them"
+    assert "accepts evaluations" in client.get("/hardware/cpu/").content.decode()
     listing = client.get("/hardware/").content.decode()
-    assert "accepted; 1 worker online" in listing and f"accepted; {REFUSED}" in listing
+    assert "accepted; 1 worker online" in listing and f"<td>{REFUSED}</td>" in listing
+    assert f"accepted; {REFUSED}" not in listing
 
     client.force_login(factories.make_user())
     form = client.get("/submit/").content.decode()
@@ -42,7 +45,8 @@ def test_hardware_the_operator_expects_workers_for_says_so(client: Client, setti
     settings.SOLARENA_EXPECTED_HARDWARE = "h200"
     factories.make_hardware("h200")
     Hardware.objects.filter(slug="h200").update(active=True)
-    assert "no worker online yet, workers expected" in client.get("/hardware/h200/").content.decode()
+    page = client.get("/hardware/h200/").content.decode()
+    assert "accepts evaluations" in page and "no worker online yet, workers expected" in page
 
 
 def test_the_form_disables_hardware_no_worker_serves(client: Client, settings: Any) -> None:
