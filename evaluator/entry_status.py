@@ -6,7 +6,9 @@ A participant without a valid score is explained by their latest evaluation that
 confirmation run; the ones rankings.update_entry counts, every one of them invalid, or they would
 have a score). The text is made only of what the submission's public page shows: the
 reward-hack flag and whether a reviewer set it, the public reason of a disqualification in the
-review queue (evaluator/review.py), the aggregates, and the verdict of a visible workload.
+review queue (evaluator/review.py), the aggregates, the verdict of a visible workload, and, for a
+rescore (evaluator/rescore.py), the harness version that measured it (an entry that fails a new
+harness says so).
 Never the review notes (`hack_reason`: admins only, it quotes hidden workloads), a workload's message
 (it follows the source's visibility) or anything of a hidden workload but the aggregate."""
 
@@ -96,7 +98,8 @@ def excluded(unscored: Collection[tuple[int, int]], hardware_id: int) -> dict[tu
         .annotate(place=latest, decision=Subquery(last_decision.values("action")[:1]),
                   public_reason=Subquery(last_decision.values("public_reason")[:1])).filter(place=1)
         .values_list("pk", "submission__problem_id", "submission__owner_id", "submission_id", "reward_hack",
-                     "hack_marked_by_id", "aggregates", "score", "decision", "public_reason"))
+                     "hack_marked_by_id", "aggregates", "score", "decision", "public_reason",
+                     "rescore_of_id", "harness_version"))
         if (row[1], row[2]) in pairs]
     if not found:
         return {}
@@ -105,7 +108,18 @@ def excluded(unscored: Collection[tuple[int, int]], hardware_id: int) -> dict[tu
                          .exclude(status=status.PASSED).order_by("evaluation_id", "workload__position")
                          .distinct("evaluation_id").values_list("evaluation_id", "status"))
     # the public reason of the last decision, when it was the disqualification the flag comes from
-    return {(problem, owner): why_excluded(submission, hack, marked is not None, aggregates, score,
-                                           first_failure.get(pk),
-                                           reason if decision == ReviewDecision.DISQUALIFY else "")
-            for pk, problem, owner, submission, hack, marked, aggregates, score, decision, reason in found}
+    return {(problem, owner): _rescored(why_excluded(submission, hack, marked is not None, aggregates, score,
+                                                     first_failure.get(pk),
+                                                     reason if decision == ReviewDecision.DISQUALIFY else ""),
+                                        harness if rescore_of is not None else None)
+            for (pk, problem, owner, submission, hack, marked, aggregates, score, decision, reason,
+                 rescore_of, harness) in found}
+
+
+def _rescored(status: EntryStatus, harness: str | None) -> EntryStatus:
+    """The status of a rescore's evaluation says which harness measured it: the entry's earlier
+    evaluation, under an older harness, counted."""
+    if harness is None:
+        return status
+    return EntryStatus(status.code, f"{status.text} (rescored under harness {harness or 'unrecorded'})",
+                       status.submission_id)

@@ -9,6 +9,7 @@ from io import StringIO
 from typing import Any
 
 import pytest
+from django.core.cache import caches
 from django.core.management import CommandError, call_command
 from django.test import Client
 
@@ -81,6 +82,14 @@ def test_a_leader_that_fails_the_new_harness_leaves_the_board(problem: Problem, 
     assert [e.user.username for e in board(problem.pk, cpu.pk)] == ["bob", "cyd"]
     entry = LeaderboardEntry.objects.get(user=made["ada"].submission.owner)
     assert (entry.score, entry.submissions) == (None, 1)  # the rescore counts, the replaced one not
+    why = f"reward hack: flagged by the harness (rescored under harness {HARNESS_VERSION})"
+    body = client_for(None).get("/api/v1/leaderboards/scale_shift/cpu/").json()
+    assert "ada" not in {e["user"] for e in body["entries"]}
+    [row] = [e for e in body["unranked"] if e["user"] == "ada"]
+    assert why in str(row)
+    for kept in caches.all():  # an earlier test's copy of the page (platform tests keep no page cache apart)
+        kept.clear()
+    assert why in Client().get("/boards/problems/scale_shift/cpu/").content.decode()
 
 
 def test_a_rescored_leader_is_placed_by_the_new_harness(problem: Problem, cpu: Hardware) -> None:
