@@ -62,7 +62,7 @@ class Submission(models.Model):
     mode = models.CharField(max_length=12, choices=modes.MODES, default=modes.RANKED,
                             help_text="what it is for (evaluator/modes.py): only ranked runs are "
                                       "on the boards")
-    workload = models.CharField(max_length=200, blank=True, default="",
+    workload = models.CharField(max_length=200, blank=True, default="", db_default="",
                                 help_text="a profile run's one visible workload (its uuid), run on every "
                                           "hardware whatever its size; empty: every visible workload")
     created = models.DateTimeField(auto_now_add=True)

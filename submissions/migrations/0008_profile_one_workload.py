@@ -13,6 +13,6 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='submission',
             name='workload',
-            field=models.CharField(blank=True, default='', help_text="a profile run's one visible workload (its uuid), run on every hardware whatever its size; empty: every visible workload", max_length=200),
+            field=models.CharField(blank=True, db_default='', default='', help_text="a profile run's one visible workload (its uuid), run on every hardware whatever its size; empty: every visible workload", max_length=200),
         ),
     ]
