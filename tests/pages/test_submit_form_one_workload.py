@@ -35,7 +35,10 @@ def test_the_form_offers_and_stores_a_workload(browser: Client, problem: Problem
     assert 'name="workload"' in browser.get("/submit/").content.decode()
     response = post(browser, mode="profile", workload=" rows1024_cols4096 ")
     assert response.status_code == 302
-    assert Submission.objects.get().workload == "rows1024_cols4096"
+    submission = Submission.objects.get()
+    assert submission.workload == "rows1024_cols4096"
+    page = browser.get(f"/submissions/{submission.pk}/").content.decode()
+    assert "a private profile run of workload <code>rows1024_cols4096</code>, never ranked" in page
 
 
 def test_hidden_unknown_and_other_modes_are_refused(browser: Client, problem: Problem,
