@@ -52,3 +52,12 @@ def test_time_below_the_sol_bound_is_flagged_not_rewarded(scale_shift: Problem) 
     assert row["below_sol"] is True
     assert row["score"] == 0.0
     assert row["message"]
+
+
+def test_a_time_of_zero_is_flagged_not_rewarded(scale_shift: Problem) -> None:
+    """A call the outside clock could not tell from the harness's overhead (a busy CPU host)."""
+    row = _row(scale_shift, latency_ms=0.0, baseline_latency_ms=2.0, reference_latency_ms=4.0)
+    assert row["score"] == 0.0
+    assert row["below_sol"] is True
+    assert "0 ms" in row["message"]
+    assert row["speedup_vs_reference"] is None
