@@ -88,6 +88,7 @@ def category_board(request: HttpRequest, category: str, hardware: str) -> HttpRe
     except BadRequest as exc:
         return bad_request(request, str(exc))
     problems = boards.current_problems(cat, task_type)
+    page_cache.shows(request, *(changes.board(p.pk, hw.pk) for p in problems), changes.NAMES, changes.SITE)
     rows = Rows(boards.CATEGORY_COLUMNS, lambda: boards.category_board(cat, hw, task_type, problems).rows)
     meta = {"board": "category", "category": cat.slug, "task_type": task_type, "hardware": hw.slug}
     context = {"category": cat, "hardware": hw, "all_hardware": tabs, "task_type": task_type,

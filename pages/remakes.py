@@ -1,6 +1,7 @@
-"""A board changed (solarena.changes.moved, in the writer's process once it committed): its page and
-its problem's page, as anonymous visitors ask for them, are made again at once, so the next reader
-finds them current instead of making them in its request.
+"""A board changed (solarena.changes.moved, in the writer's process once it committed): its page, its
+problem's page and its category's board on that hardware (the page and its CSV, all task types and
+the problem's), as anonymous visitors ask for them, are made again at once, so the next reader finds
+them current instead of making them in its request. Pages several changed boards share are made once.
 
 One thread per process makes them, off the writer's path (a request returns, a writer goes on):
 boards that change again before their turn are made once. Inside a Celery task (an evaluation's
@@ -12,6 +13,7 @@ from __future__ import annotations
 import logging
 import threading
 from typing import Any
+from urllib.parse import urlencode
 
 from celery import current_task
 from django.db import connections
@@ -35,8 +37,7 @@ def remake_boards(sender: Any, subjects: list[str], **_: Any) -> None:
     if not boards:
         return
     if current_task and current_task.request.id is not None:  # a proxy: false outside a task
-        for problem_id, hardware_id in boards:
-            _remake(problem_id, hardware_id)
+        _remake(boards)
         return
     with _work:
         _pending.update(dict.fromkeys(boards))
@@ -60,8 +61,7 @@ def _make_forever() -> None:
             boards, _busy = list(_pending), True
             _pending.clear()
         try:
-            for problem_id, hardware_id in boards:
-                _remake(problem_id, hardware_id)
+            _remake(boards)
         finally:
             connections.close_all()  # this thread's: it may sleep long before the next board
             with _work:
@@ -69,23 +69,31 @@ def _make_forever() -> None:
                 _work.notify_all()
 
 
-def _remake(problem_id: int, hardware_id: int) -> None:
-    """The board's page and its problem's pages, where kept lately; a failure is logged, not raised."""
+def _remake(boards: list[tuple[int, int]]) -> None:
+    """The pages of these boards, each once, where kept lately; a failure is logged, not raised."""
     try:
-        _remake_pages(problem_id, hardware_id)
+        paths = [path for problem_id, hardware_id in boards for path in _pages_of(problem_id, hardware_id)]
     except Exception:  # the pages are made by their next readers instead
-        log.exception("remaking the pages of board %s x %s failed", problem_id, hardware_id)
-
-
-def _remake_pages(problem_id: int, hardware_id: int) -> None:
-    slug = Problem.objects.filter(pk=problem_id, is_current=True).values_list("slug", flat=True).first()
-    hardware = Hardware.objects.filter(pk=hardware_id).values_list("slug", flat=True).first()
-    if slug is None or hardware is None:  # an earlier version's board: on no page
+        log.exception("finding the pages of boards %s failed", boards)
         return
-    problem = reverse("problem", args=[slug])
-    board = reverse("problem-board", args=[slug, hardware])
-    for path in (board, f"{problem}?hardware={hardware}", problem):
+    for path in dict.fromkeys(paths):
         try:
             page_cache.remake(path)
         except Exception:
             log.exception("remaking %s failed", path)
+
+
+def _pages_of(problem_id: int, hardware_id: int) -> list[str]:
+    """The public pages that show the board, as anonymous visitors ask for them most."""
+    found = (Problem.objects.filter(pk=problem_id, is_current=True)
+             .values_list("slug", "category__slug", "task_type").first())
+    hardware = Hardware.objects.filter(pk=hardware_id).values_list("slug", flat=True).first()
+    if found is None or hardware is None:  # an earlier version's board: on no page
+        return []
+    slug, category, task_type = found
+    problem = reverse("problem", args=[slug])
+    category_board = reverse("category-board", args=[category, hardware])
+    return [reverse("problem-board", args=[slug, hardware]), f"{problem}?hardware={hardware}", problem,
+            *(f"{category_board}?{urlencode(query)}" if query else category_board
+              for query in ({}, {"format": "csv"}, {"task_type": task_type},
+                            {"format": "csv", "task_type": task_type}))]

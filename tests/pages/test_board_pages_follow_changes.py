@@ -1,4 +1,4 @@
-"""A board's pages (the board, its problem's page) are kept with the generations of what they show
+"""A board's pages (the board, its problem's page, its category's board and CSV) are kept with the generations of what they show
 (solarena.changes): served with no query while nothing changed, however old (up to MAX_AGE); made
 again by the writer's process as soon as a change commits, so readers find them current; and,
 where that remake did not happen, shown within STALE seconds of the change all the same."""
@@ -25,6 +25,9 @@ from tests.platform import factories
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("shared_cache")]
 BOARD = "/boards/problems/scale_shift/cpu/"
 PROBLEM = "/problems/scale_shift/?hardware=cpu"
+CATEGORY = "/boards/categories/l1/cpu/"
+CATEGORY_CSV = "/boards/categories/l1/cpu/?format=csv&task_type=from_reference"
+PAGES = [BOARD, PROBLEM, CATEGORY, CATEGORY_CSV]
 
 
 @pytest.fixture
@@ -50,7 +53,7 @@ def grace_scores(problem: Problem, cpu: Hardware) -> None:
     factories.make_scored(factories.make_participant("grace"), problem, cpu, 0.9)
 
 
-@pytest.mark.parametrize("url", [BOARD, PROBLEM])
+@pytest.mark.parametrize("url", PAGES)
 def test_a_copy_of_a_board_nothing_changed_on_is_served_past_stale(client: Client, page_clock: PageClock,
                                                                    board: None, url: str) -> None:
     page(client, url)
@@ -58,7 +61,7 @@ def test_a_copy_of_a_board_nothing_changed_on_is_served_past_stale(client: Clien
     assert page(client, url)[1] == 0, "made again though nothing it shows changed"
 
 
-@pytest.mark.parametrize("url", [BOARD, PROBLEM])
+@pytest.mark.parametrize("url", PAGES)
 def test_the_writers_process_makes_a_changed_boards_pages_again(client: Client, page_clock: PageClock,
                                                                 board: None, problem: Problem,
                                                                 cpu: Hardware, url: str) -> None:
@@ -144,3 +147,35 @@ def test_inside_a_workers_task_the_pages_are_made_before_it_ends(client: Client,
     page_clock.advance(page_cache.STALE + 5)
     shown, queries = page(client, BOARD)
     assert "grace" in shown and queries == 0
+
+
+@pytest.fixture
+def other(db: Any) -> Problem:
+    """A problem of another category (made before `problem`, which takes the fixture's name)."""
+    return factories.make_named_problem("other_thing", category="l2")
+
+
+@pytest.fixture
+def sibling(db: Any) -> Problem:
+    """Another problem of the fixture problem's category."""
+    return factories.make_named_problem("sibling_thing", category="l1")
+
+
+def test_a_change_on_another_categorys_board_leaves_a_category_board_current(
+        other: Problem, client: Client, page_clock: PageClock, board: None, cpu: Hardware) -> None:
+    grace = factories.make_participant("grace")  # a new name moves every page's names
+    page(client, CATEGORY)
+    factories.make_scored(grace, other, cpu, 0.9)
+    assert remakes.wait_until_done()
+    page_clock.advance(page_cache.MAX_AGE - 1)
+    assert page(client, CATEGORY)[1] == 0, "made again though nothing it shows changed"
+
+
+def test_pages_that_several_changed_boards_share_are_made_once(
+        sibling: Problem, monkeypatch: pytest.MonkeyPatch, problem: Problem, cpu: Hardware) -> None:
+    made: list[str] = []
+    monkeypatch.setattr(page_cache, "remake", made.append)
+    changes.changed(changes.board(problem.pk, cpu.pk), changes.board(sibling.pk, cpu.pk))
+    assert remakes.wait_until_done()
+    assert made.count(CATEGORY) == 1, made
+    assert "/boards/problems/sibling_thing/cpu/" in made and BOARD in made
