@@ -1,7 +1,8 @@
-"""A board's pages (the board, its problem's page, its category's board and CSV) are kept with the generations of what they show
-(solarena.changes): served with no query while nothing changed, however old (up to MAX_AGE); made
-again by the writer's process as soon as a change commits, so readers find them current; and,
-where that remake did not happen, shown within STALE seconds of the change all the same."""
+"""A board's pages (the board, its problem's page, its category's board and CSV) are kept with the
+generations of what they show (solarena.changes): served with no query while nothing changed,
+however old (up to MAX_AGE); made again by the writer's process as soon as a change commits, so
+readers find them current; and, where that remake did not happen, shown within STALE seconds of
+the change all the same."""
 
 from __future__ import annotations
 
