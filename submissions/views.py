@@ -78,9 +78,9 @@ def _shown(submission_id: int) -> tuple[str | None, bool]:
     place in line and whether a worker serves its hardware), whether the source is public and
     whether the problem's solutions are revealed; None for a missing submission. Plain SQL: this
     runs on every view and every poll of the page. Settled unless one waits in a queue: what moves
-    its place and its worker's liveness is written by no writer of this submission. The hardware
-    with a worker online (their count and the sum of their ids), for the line every page ends with:
-    a settled page follows it within page_stamps.SETTLED."""
+    its place and its worker's liveness is written by no writer of this submission. The ids of the
+    hardware with a worker online, for the line every page ends with: a settled page follows it
+    within page_stamps.SETTLED."""
     columns = ", ".join(f"e.{'id' if name == 'pk' else name}" for name in SHOWN)
     evaluations, heartbeats = Evaluation._meta.db_table, WorkerHeartbeat._meta.db_table
     reviews = ReviewDecision._meta.db_table  # its review log shows too
@@ -92,14 +92,22 @@ def _shown(submission_id: int) -> tuple[str | None, bool]:
             f"(SELECT count(*) FROM {evaluations} q WHERE q.hardware_id = e.hardware_id AND q.state = %s "
             f"AND q.id < e.id) END, CASE WHEN e.state = %s THEN (SELECT count(*) FROM {heartbeats} h "
             "WHERE h.hardware_id = e.hardware_id AND h.last_seen >= %s) > 0 END, "
-            "(SELECT count(DISTINCT o.hardware_id) || ':' || coalesce(sum(DISTINCT o.hardware_id), 0) "
-            f"FROM {heartbeats} o WHERE o.last_seen >= %s) "
+            f"(SELECT {_joined('o.hid')} FROM (SELECT DISTINCT hardware_id AS hid FROM {heartbeats} "
+            "WHERE last_seen >= %s ORDER BY hid) o) "
             f"FROM {evaluations} e JOIN {Submission._meta.db_table} s ON s.id = e.submission_id "
             f"JOIN {Problem._meta.db_table} p ON p.id = s.problem_id "
             "WHERE e.submission_id = %s ORDER BY e.id",
             [Evaluation.QUEUED, Evaluation.QUEUED, Evaluation.QUEUED, live, live, submission_id])
         rows = cursor.fetchall()
     return (repr(rows) if rows else None), not any(row[-3] is not None for row in rows)
+
+
+def _joined(column: str) -> str:
+    """SQL for the column's values joined by commas, in order where the backend keeps one (SQLite
+    may not: another order of the same ids only makes the page again)."""
+    if connection.vendor == "postgresql":
+        return f"string_agg(CAST({column} AS TEXT), ',' ORDER BY {column})"
+    return f"group_concat({column}, ',')"
 
 
 def _version(submission_id: int) -> str | None:

@@ -55,3 +55,19 @@ def test_a_worker_gone_quiet_leaves_the_line(client: Client, cpu: Hardware) -> N
     assert online_line(client, "/").endswith(": cpu")
     WorkerHeartbeat.objects.update(last_seen=workers.live_since() - timedelta(seconds=1))
     assert online_line(client, "/").endswith(": none")
+
+
+def test_a_submissions_page_follows_which_hardware_is_online_not_how_many(
+        client: Client, page_clock: PageClock, problem: Problem, cpu: Hardware) -> None:
+    """Online sets alike in size and in the sum of their ids ({1st, 4th} and {2nd, 3rd})."""
+    evaluation = factories.make_scored(factories.make_participant("ada"), problem, cpu, 0.5)
+    first, second, third, fourth = map(factories.make_hardware, ("a100", "b200", "h100", "h200"))
+    assert first.pk + fourth.pk == second.pk + third.pk
+    url = f"/submissions/{evaluation.submission_id}/"
+    workers.beat("outer", ["a100", "h200"])
+    page_clock.advance(page_stamps.SETTLED + 1)
+    assert online_line(client, url).endswith(": a100, h200")
+    workers.stop("outer")
+    workers.beat("inner", ["b200", "h100"])
+    page_clock.advance(page_stamps.SETTLED + 1)
+    assert online_line(client, url).endswith(": b200, h100")
