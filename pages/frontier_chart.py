@@ -10,6 +10,7 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from evaluator.scoring.numbers import cut
 from pages.charts import Tick
 
 # Inner plot area in SVG user units; the viewBox adds the margins.
@@ -17,7 +18,7 @@ WIDTH, HEIGHT = 560, 260
 LEFT, TOP, RIGHT, BOTTOM = 48, 16, 24, 40
 LOG_SPREAD = 10
 PAD = 0.15  # decades of room around the outermost costs on a log axis
-LABEL_CHARS, CUT, LABEL_ROOM = 24, "…", 150
+LABEL_ROOM = 150
 Scale = Callable[[float], float]
 
 
@@ -37,7 +38,7 @@ class Point:
     x: float
     y: float
     upload: Upload
-    label: str  # on the frontier only: the upload's label, cut to LABEL_CHARS
+    label: str  # on the frontier only: the upload's label, cut to fit (numbers.cut)
     label_x: float
     anchor: str  # "start", or "end" near the right edge
 
@@ -76,7 +77,7 @@ def frontier_plot(uploads: Sequence[Upload]) -> FrontierPlot | None:
     points = []
     for upload in uploads:
         px = x(upload.cost)
-        label = upload.label if len(upload.label) <= LABEL_CHARS else upload.label[:LABEL_CHARS - 1] + CUT
+        label = cut(upload.label)
         near_edge = px > LEFT + WIDTH - LABEL_ROOM
         points.append(Point(px, y(upload.score), upload, label if upload.on_frontier else "",
                             px - 6 if near_edge else px + 6, "end" if near_edge else "start"))

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from evaluator.harness import status
-from evaluator.scoring.numbers import rate, share, significant
+from evaluator.scoring.numbers import cut, rate, share, significant
 from pages.charts import Tick
 
 # Inner plot area in SVG user units; the viewBox adds the margins (tick labels such as "100 TFLOP/s").
@@ -26,7 +26,6 @@ WIDTH, HEIGHT = 560, 260
 LEFT, TOP, RIGHT, BOTTOM = 84, 16, 24, 40
 PAD = 0.2  # decades of room around the outermost point
 MAX_TICKS = 7
-LABEL_CHARS, CUT = 24, "…"
 LABEL_GAP, CHAR_WIDTH = 12, 6.2  # px between two labels' baselines; a character's rough width
 
 
@@ -34,7 +33,7 @@ LABEL_GAP, CHAR_WIDTH = 12, 6.2  # px between two labels' baselines; a character
 class Point:
     x: float
     y: float
-    label: str  # the workload's name, cut to LABEL_CHARS ending in CUT
+    label: str  # the workload's name, cut to fit (numbers.cut)
     title: str  # the full name and its numbers (the tooltip)
     label_x: float
     label_y: float
@@ -181,7 +180,7 @@ def _labelled(placed: list[tuple[float, float, _Passed]]) -> list[Point]:
     """Points with their labels beside them, pushed down where they would overprint another."""
     points: list[Point] = []
     for px, py, p in sorted(placed, key=lambda item: item[1]):
-        label = p.name if len(p.name) <= LABEL_CHARS else p.name[:LABEL_CHARS - 1] + CUT
+        label = cut(p.name)
         anchor = "end" if px > LEFT + 0.7 * WIDTH else "start"
         label_x = px - 7 if anchor == "end" else px + 7
         span = _extent(label_x, label, anchor)

@@ -378,11 +378,6 @@ def select_workloads(
         raise UsageError(str(exc)) from None
 
 
-def cut_name(name: str, width: int = 24) -> str:
-    """A name in at most `width` characters, a cut one marked with "…"."""
-    return name if len(name) <= width else name[:width - 1] + "…"
-
-
 def _run_with_progress(job_dir: Path, workloads: list[Workload], options: SuperviseOptions,
                        console: Console, quiet: bool) -> Any:
     uuids = [w.uuid for w in workloads]
@@ -394,7 +389,7 @@ def _run_with_progress(job_dir: Path, workloads: list[Workload], options: Superv
 
         def on_event(event: dict[str, Any]) -> None:
             if event["event"] == "start":
-                bar.update(task, description=f"workload {escape(cut_name(event['uuid']))}")
+                bar.update(task, description=f"workload {escape(numbers.cut(event['uuid']))}")
             else:
                 bar.advance(task)
 

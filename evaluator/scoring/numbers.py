@@ -1,5 +1,6 @@
 """How numbers are written wherever people read them (the pages, the CLI): three significant
-digits, times and rates in the unit that fits. One place, so the board and the terminal never disagree."""
+digits, times and rates in the unit that fits; and names cut to fit a label. One place, so the
+board and the terminal never disagree."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import math
 
 DASH = "–"
 DIGITS = 3
+LABEL_CHARS, CUT = 24, "…"  # a name on a chart or a progress line, and the mark of a cut one
 _UNITS = ((1e3, "s"), (1.0, "ms"), (1e-3, "us"), (1e-6, "ns"))
 _PREFIXES = ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"), (1.0, ""))
 
@@ -71,3 +73,8 @@ def with_interval(value: object, half_width: object) -> str:
     if text == DASH or not width:
         return text
     return f"{text} ± {significant(width, 1)}"
+
+
+def cut(name: str, width: int = LABEL_CHARS) -> str:
+    """`name` in at most `width` characters, a cut one ending in CUT."""
+    return name if len(name) <= width else name[:width - 1] + CUT

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from rich.console import Console
 
+from evaluator.scoring import numbers
 from solarena import cli
 
 LONG = "a-workload-name-longer-than-twenty-four-characters"
@@ -38,6 +39,6 @@ def test_a_short_name_is_whole_and_brackets_are_text(monkeypatch: pytest.MonkeyP
 
 
 def test_cut_name() -> None:
-    assert cli.cut_name("gemm") == "gemm"
-    assert cli.cut_name("x" * 24) == "x" * 24
-    assert cli.cut_name("x" * 25) == "x" * 23 + "…"
+    assert numbers.cut("gemm") == "gemm"
+    assert numbers.cut("x" * 24) == "x" * 24
+    assert numbers.cut("x" * 25) == "x" * 23 + "…"

@@ -12,11 +12,11 @@ from django.test import Client
 
 from evaluator.models import Evaluation, WorkloadResult
 from evaluator.scoring.hardware import get_hardware
-from evaluator.scoring.numbers import rate
+from evaluator.scoring.numbers import CUT, rate
 from evaluator.scoring.roofline import roofline
 from evaluator.scoring.sol import FROM_DEFINITION, WorkloadWork
 from leaderboard.models import Hardware, Problem, Workload
-from pages.roofline_chart import CUT, Plot, roofline_chart
+from pages.roofline_chart import Plot, roofline_chart
 from pages.templatetags.page_format import axes
 from tests.api.support import client_for
 from tests.platform import factories
