@@ -1,11 +1,13 @@
 """Admin for evaluations and their per-workload results: read-only, since their states change
-only through the evaluator's services. Reviewers work the review queue (evaluator/review.py: the
-filter "needs review", with why each one is there) with three actions: confirm, disqualify (with a
-public reason, typed on an intermediate page) and re-run; each is logged (ReviewDecision)."""
+only through the evaluator's services. Reviewers work the review queue (evaluator/review.py:
+the filter "needs review", with why each one is there) with three actions: confirm, disqualify and
+re-run, each on an intermediate page that takes a public reason (disqualify needs one); each is logged
+(ReviewDecision)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from django import forms
 from django.contrib import admin, messages
@@ -69,10 +71,25 @@ class NeedsReviewFilter(admin.SimpleListFilter):
         return queryset
 
 
-class DisqualifyForm(forms.Form):
+class ReviewForm(forms.Form):
     public_reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 3, "cols": 80}), max_length=2000,
                                     help_text="shown to everyone on the submission's page and the boards: "
                                     "nothing of a hidden workload")
+
+    def __init__(self, *args: Any, reason_required: bool, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["public_reason"].required = reason_required
+
+
+# What each review action does, as its intermediate page says it; and whether it needs a reason.
+REVIEW_ACTIONS: dict[str, tuple[str, str, bool]] = {
+    "confirm": ("Confirm after review", "Each evaluation below stands as measured: a reward-hack flag or a "
+                "disqualification is cleared and it counts again; a dispute is settled.", False),
+    "disqualify": ("Disqualify after review", "Each evaluation below becomes a reward hack by review: it "
+                   "leaves the boards and its owner's entry is rebuilt.", True),
+    "rerun": ("Re-run after review", "Each evaluation below is run again on the same hardware with a fresh "
+              "input seed; the new run replaces it on the boards once scored.", False),
+}
 
 
 class ReviewDecisionInline(ReadOnlyMixin, admin.TabularInline):
@@ -137,26 +154,32 @@ class EvaluationAdmin(ReadOnlyMixin, admin.ModelAdmin):
 
     @admin.action(description="Review: confirm (it stands as measured; clears a reward-hack flag)",
                   permissions=["review"])
-    def confirm(self, request: HttpRequest, queryset: QuerySet[Evaluation]) -> None:
-        self._review(request, queryset, review.confirm, "confirmed")
+    def confirm(self, request: HttpRequest, queryset: QuerySet[Evaluation]) -> TemplateResponse | None:
+        return self._decide(request, queryset, "confirm", review.confirm, "confirmed")
 
     @admin.action(description="Review: disqualify, with a public reason", permissions=["review"])
     def disqualify(self, request: HttpRequest, queryset: QuerySet[Evaluation]) -> TemplateResponse | None:
-        form = DisqualifyForm(request.POST if "apply" in request.POST else None)
-        if form.is_valid():
-            reason = form.cleaned_data["public_reason"]
-            self._review(request, queryset, lambda e, user: review.disqualify(e, user, reason),
-                         "disqualified")
-            return None
-        context = {**self.admin_site.each_context(request), "title": "Disqualify after review",
-                   "evaluations": queryset, "form": form, "opts": self.model._meta,
-                   "action_checkbox_name": ACTION_CHECKBOX_NAME, "action": "disqualify"}
-        return TemplateResponse(request, "admin/evaluator/evaluation/disqualify.html", context)
+        return self._decide(request, queryset, "disqualify", review.disqualify, "disqualified")
 
     @admin.action(description="Review: re-run on the same hardware (replaces it once scored)",
                   permissions=["review"])
-    def rerun(self, request: HttpRequest, queryset: QuerySet[Evaluation]) -> None:
-        self._review(request, queryset, review.rerun, "queued again")
+    def rerun(self, request: HttpRequest, queryset: QuerySet[Evaluation]) -> TemplateResponse | None:
+        return self._decide(request, queryset, "rerun", review.rerun, "queued again")
+
+    def _decide(self, request: HttpRequest, queryset: QuerySet[Evaluation], action: str,
+                decide: Callable[..., ReviewDecision], done: str) -> TemplateResponse | None:
+        """The action's page, which takes the public reason (optional but for disqualify); then the
+        decision on each evaluation."""
+        title, what, required = REVIEW_ACTIONS[action]
+        form = ReviewForm(request.POST if "apply" in request.POST else None, reason_required=required)
+        if form.is_valid():
+            reason = form.cleaned_data["public_reason"]
+            self._review(request, queryset, lambda e, user: decide(e, user, reason), done)
+            return None
+        context = {**self.admin_site.each_context(request), "title": title, "what": what,
+                   "evaluations": queryset, "form": form, "opts": self.model._meta,
+                   "action_checkbox_name": ACTION_CHECKBOX_NAME, "action": action}
+        return TemplateResponse(request, "admin/evaluator/evaluation/review.html", context)
 
     def _review(self, request: HttpRequest, queryset: QuerySet[Evaluation],
                 decide: Callable[..., ReviewDecision], done: str) -> None:

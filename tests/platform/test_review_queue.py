@@ -76,9 +76,9 @@ def queued(source: str | None = None) -> list[int]:
 
 
 def act(client: Client, action: str, *evaluations: Evaluation, reason: str = REASON) -> Any:
-    data: dict[str, Any] = {"action": action, "_selected_action": [e.pk for e in evaluations]}
-    if action == "disqualify":
-        data.update(apply="1", public_reason=reason)
+    """The action as a reviewer takes it: through its page, with the public reason."""
+    data: dict[str, Any] = {"action": action, "_selected_action": [e.pk for e in evaluations],
+                            "apply": "1", "public_reason": reason}
     return client.post(CHANGELIST, data, follow=True)
 
 
@@ -131,13 +131,29 @@ def test_confirm_takes_it_out_and_a_confirmed_hack_counts_again(problem: Problem
     hack = scored(problem, cpu, 0.8, hack=True)
     assert [e.evaluation_id for e in board(problem.pk, cpu.pk)] == [below.pk]
 
-    response = act(admin_client, "confirm", below, hack)
+    page = admin_client.post(CHANGELIST, {"action": "confirm", "_selected_action": [below.pk, hack.pk]})
+    assert "public_reason" in page.content.decode() and "may be left empty" in page.content.decode()
+    response = act(admin_client, "confirm", below, hack, reason="")
     assert "2 evaluation(s) confirmed" in response.content.decode()
     assert queued() == []
     # counted again, after the entries correct on every workload (a REWARD_HACK workload did not pass)
     assert [e.evaluation_id for e in board(problem.pk, cpu.pk)] == [below.pk, hack.pk]
     decision = ReviewDecision.objects.get(evaluation=hack)
     assert (decision.action, decision.reasons, decision.by.username) == ("confirm", ["reward_hack"], "admin")
+    assert decision.public_reason == ""
+
+
+def test_a_confirm_or_rerun_may_say_why_in_public(problem: Problem, cpu: Hardware,
+                                                  admin_client: Client) -> None:
+    below = scored(problem, cpu, 0.7, below_sol=True)
+    gap = scored(problem, cpu, 0.6, hidden=status.INCORRECT_NUMERICAL)
+    act(admin_client, "confirm", below, reason="the SOL bound was wrong for this shape; fixed")
+    act(admin_client, "rerun", gap, reason="the worker was overheating")
+    for evaluation, said in ((below, "confirm"), (gap, "rerun")):
+        decision = ReviewDecision.objects.get(evaluation=evaluation)
+        assert decision.action == said and decision.public_reason
+        page = Client().get(f"/submissions/{evaluation.submission_id}/").content.decode()
+        assert decision.public_reason in page
 
 
 def test_disqualify_takes_it_off_the_board_with_the_public_reason(problem: Problem, cpu: Hardware,
