@@ -104,8 +104,8 @@ class SubmissionViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.R
         if self.action == "list" or not self.request.user.is_staff:
             submissions = submissions.filter(owner=self.request.user)
         # one per hardware: the evaluation that counts, with where its confirmation stands
-        evaluations = (confirmations.with_status(counted()).select_related("hardware", "asked_by_review")
-                       .prefetch_related("reviews")
+        evaluations = (confirmations.with_status(counted()).select_related("hardware")
+                       .prefetch_related("reviews", "rescore_of__reviews")
                        .order_by("hardware__slug"))
         if self.action == "list":
             evaluations = evaluations.prefetch_related(hidden_results.verdicts())

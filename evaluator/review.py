@@ -208,12 +208,16 @@ def rerun(evaluation: Evaluation, by_user: AbstractBaseUser, public_reason: str 
 
 
 def public_log(evaluation: Evaluation) -> list[dict[str, object]]:
-    """What the submission's page and the API show of its review: the decision that queued it (for a
-    re-run) and the decisions on it, oldest first; never the reviewer. Reads `asked_by_review` and
-    `reviews`, prefetched by the callers that list many."""
-    asked = getattr(evaluation, "asked_by_review", None)  # None: it was no re-run (a reverse one-to-one)
-    decisions = [*([asked] if asked is not None else []), *evaluation.reviews.all()]
+    """What the submission's page and the API show of its review, oldest first, never the reviewer:
+    the decisions on it and on each evaluation it replaced (a re-run or a rescore takes the place of
+    the one before, whose decisions the API would otherwise no longer show). Reads `reviews` and
+    `rescore_of`, prefetched by the callers that list many."""
+    decisions, seen, replaced = [], {evaluation.pk}, evaluation
+    while replaced is not None:
+        decisions.extend(replaced.reviews.all())
+        replaced = replaced.rescore_of if replaced.rescore_of_id not in seen else None
+        if replaced is not None:
+            seen.add(replaced.pk)
     return [{"evaluation": d.evaluation_id, "action": d.action, "decision": d.get_action_display(),
              "public_reason": d.public_reason, "decided_at": d.created,
-             "rerun": d.rerun_id} for d in decisions]
-
+             "rerun": d.rerun_id} for d in sorted(decisions, key=lambda d: (d.created, d.pk))]

@@ -203,8 +203,8 @@ def _set_published(request: HttpRequest, submission_id: int, published: bool) ->
 def _page_rows() -> QuerySet[Submission]:
     """Submissions with what their page shows of them and their evaluations (not the problem's
     definition or the agent's logs); results come with prepared()."""
-    evaluations = (Evaluation.objects.select_related("hardware", "asked_by_review")
-                   .prefetch_related("reviews").order_by("hardware__slug"))
+    evaluations = (Evaluation.objects.select_related("hardware")
+                   .prefetch_related("reviews", "rescore_of__reviews").order_by("hardware__slug"))
     return (Submission.objects.select_related("problem", "owner", "agent_submission")
             .defer("problem__definition", "agent_submission__logs")
             .prefetch_related(Prefetch("evaluations", queryset=evaluations)))

@@ -180,11 +180,12 @@ def test_disqualify_takes_it_off_the_board_with_the_public_reason(problem: Probl
 def test_rerun_queues_the_same_submission_and_replaces_it_once_scored(problem: Problem, cpu: Hardware,
                                                                        admin_client: Client) -> None:
     gap = scored(problem, cpu, 0.6, hidden=status.INCORRECT_NUMERICAL)
-    act(admin_client, "rerun", gap)
+    act(admin_client, "confirm", gap, reason="the hidden shapes failed on a faulty worker")
+    act(admin_client, "rerun", gap, reason="run again on a cooler worker")
     [again] = Evaluation.objects.filter(rescore_of=gap)
     assert (again.state, again.submission_id, again.hardware_id) == (
         Evaluation.QUEUED, gap.submission_id, cpu.pk)
-    assert ReviewDecision.objects.get(evaluation=gap).rerun == again
+    assert ReviewDecision.objects.get(evaluation=gap, action="rerun").rerun == again
     assert queued() == []  # out while it runs again
     response = act(admin_client, "rerun", gap)
     assert "has a re-run queued or running already" in response.content.decode()
@@ -196,6 +197,13 @@ def test_rerun_queues_the_same_submission_and_replaces_it_once_scored(problem: P
     assert gap.superseded and [e.evaluation_id for e in board(problem.pk, cpu.pk)] == [again.pk]
     page = Client().get(f"/submissions/{gap.submission_id}/").content.decode()
     assert "a re-run asked for by review" in page and "re-run (the new run is in this table)" in page
+    # the API lists the evaluation that counts now, with the decision on the one it replaced
+    body = client_for(gap.submission.owner).get(f"/api/v1/submissions/{gap.submission_id}/").json()
+    [shown] = body["evaluations"]
+    assert shown["id"] == again.pk
+    assert [(r["evaluation"], r["action"], r["public_reason"], r["rerun"]) for r in shown["reviews"]] == [
+        (gap.pk, "confirm", "the hidden shapes failed on a faulty worker", None),
+        (gap.pk, "rerun", "run again on a cooler worker", again.pk)]
 
 
 def test_the_log_shows_on_the_submission_page_and_in_the_api(problem: Problem, cpu: Hardware,
