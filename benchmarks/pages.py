@@ -116,10 +116,10 @@ def main() -> int:
         alone, _ = measure(web, urls, args.alone, 1, args.seed)
         load = os.getloadavg()[0]
         print(f"{args.clients} clients, {args.requests} requests per page kind", flush=True)
-        cpu_before = web_cpu_seconds(web)
+        cpu_before, stolen_before = web_cpu_seconds(web), stolen_seconds()
         with Churn(args.writes, seeded, args.seed) as churn:
             samples, seconds = measure(web, urls, args.requests, args.clients, args.seed)
-        web_cpu = web_cpu_seconds(web) - cpu_before
+        web_cpu, stolen = web_cpu_seconds(web) - cpu_before, stolen_seconds() - stolen_before
     finally:
         stop(web)
         from django.db import connections
@@ -131,6 +131,7 @@ def main() -> int:
     report["load_average_before"] = round(load, 1)
     report["writes"] = {"per_second": args.writes, "done": churn.done}
     report["web_cpu_seconds"] = round(web_cpu, 1)
+    report["stolen_cpu_seconds"] = round(stolen, 1)
     written = write_report(args.out_dir, report, args)
     print(written.read_text())
     return 0 if report["targets_met"] else 1
@@ -196,6 +197,16 @@ def start_web(env: dict[str, str], logs: Path, workers: int) -> Web:
             if process.poll() is not None or time.monotonic() > deadline:
                 raise SystemExit(f"gunicorn did not start:\n{log.read_text()[-3000:]}") from None
             time.sleep(0.3)
+
+
+def stolen_seconds() -> float:
+    """CPU time the machine's hypervisor gave to others while this VM wanted it (/proc/stat's steal,
+    all CPUs; 0 on bare metal): what makes runs of the same code on a VM differ."""
+    try:
+        fields = Path("/proc/stat").read_text().split("\n", 1)[0].split()
+        return int(fields[8]) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return 0.0
 
 
 def web_cpu_seconds(web: Web) -> float:
@@ -538,6 +549,9 @@ def render(r: dict[str, Any], before: dict[str, Any] | None) -> str:
            f"{r['web_cpu_seconds'] * 1e3 / sum(k['requests'] for k in r['kinds'].values()):.1f} ms per "
            "request (pages made again after their response was sent included)"]
           if "web_cpu_seconds" in r else []),
+        *([f"- CPU time taken by the hypervisor (steal) during the concurrent run: "
+           f"{r['stolen_cpu_seconds']} s of {r['measure_seconds'] * (os.cpu_count() or 1):.1f} CPU-seconds"]
+          if "stolen_cpu_seconds" in r else []),
         f"- {r['requests_per_second']} requests/s over {r['measure_seconds']} s; the whole run "
         f"{r['total_seconds']} s ({r['setup_seconds']} s of it creating, migrating and seeding)",
         "",
