@@ -170,7 +170,8 @@ def test_disagreement_disputes_and_lands_in_review(problem: Problem, cpu: Hardwa
     ingest(bobs, 0.7, passed=0)  # it failed workloads the evaluation passed
     bob = Evaluation.objects.get(pk=made["bob"].pk)
     assert bob.confirmation == Evaluation.DISPUTED and "the run passed 0 of" in bob.hack_reason
-    admin_client.post(CHANGELIST, {"action": "confirm", "_selected_action": [bob.pk]})
+    admin_client.post(CHANGELIST, {"action": "confirm", "_selected_action": [bob.pk], "apply": "1",
+                                   "public_reason": ""})
     bob.refresh_from_db()
     assert bob.confirmation == Evaluation.CONFIRMED and bob.hack_marked_by == admin_user
     assert "confirmed after review" in bob.hack_reason

@@ -42,10 +42,10 @@ PUBLIC_REASON = "after review in the admin"
 
 
 def act(client: Client, action: str, *evaluations: Evaluation) -> Any:
-    """A review action of the admin; a disqualification with its public reason typed in."""
-    data = {"action": action, "_selected_action": [e.pk for e in evaluations]}
-    if action == "disqualify":
-        data.update(apply="1", public_reason=PUBLIC_REASON)
+    """A review action of the admin, through its page: a disqualification with its public reason
+    typed in, the others with none."""
+    data = {"action": action, "_selected_action": [e.pk for e in evaluations], "apply": "1",
+            "public_reason": PUBLIC_REASON if action == "disqualify" else ""}
     return client.post(CHANGELIST, data, follow=True)
 
 
