@@ -7,6 +7,7 @@ from __future__ import annotations
 import html
 
 import pytest
+from django.contrib.auth.models import AbstractBaseUser
 from django.test import Client
 
 from tests.platform import factories
@@ -46,15 +47,20 @@ def test_pages_with_gpu_results_only_carry_none(client: Client) -> None:
         assert NOTE not in text(client, url), url
 
 
-def test_the_agent_pages_and_my_submissions_carry_the_note(client: Client) -> None:
-    """The agent board, its score-versus-cost page, two uploads compared, and the submitter's own list."""
-    problem, cpu = factories.make_problem(), factories.make_hardware("cpu")
+def agent_pages_of_ada(slug: str) -> tuple[list[str], AbstractBaseUser]:
+    """Ada's submission and two uploads of her agent on the hardware: the agent board, its
+    score-versus-cost page and the two uploads compared; and ada, to read her own list."""
+    problem, hardware = factories.make_problem(), factories.make_hardware(slug)
     ada = factories.make_participant("ada")
-    factories.make_scored(ada, problem, cpu, 0.4)
-    first = factories.make_agent_run(ada, "bot", {problem: 0.3}, cpu)
-    second = factories.make_agent_run(ada, "bot", {problem: 0.5}, cpu, version="2")
-    pages = ("/boards/agents/cpu/", "/boards/agents/cpu/frontier/",
-             f"/agents/ada/bot/compare/?a={first.pk}&b={second.pk}")
+    factories.make_scored(ada, problem, hardware, 0.4)
+    first = factories.make_agent_run(ada, "bot", {problem: 0.3}, hardware)
+    second = factories.make_agent_run(ada, "bot", {problem: 0.5}, hardware, version="2")
+    return [f"/boards/agents/{slug}/", f"/boards/agents/{slug}/frontier/",
+            f"/agents/ada/bot/compare/?a={first.pk}&b={second.pk}"], ada
+
+
+def test_the_agent_pages_and_my_submissions_carry_the_note(client: Client) -> None:
+    pages, ada = agent_pages_of_ada("cpu")
     for url in pages:
         assert NOTE in text(client, url), url
     client.force_login(ada)
@@ -62,13 +68,8 @@ def test_the_agent_pages_and_my_submissions_carry_the_note(client: Client) -> No
 
 
 def test_gpu_agent_pages_and_my_gpu_submissions_carry_none(client: Client) -> None:
-    problem, h200 = factories.make_problem(), factories.make_hardware("h200")
-    ada = factories.make_participant("ada")
-    factories.make_scored(ada, problem, h200, 0.4)
-    first = factories.make_agent_run(ada, "bot", {problem: 0.3}, h200)
-    second = factories.make_agent_run(ada, "bot", {problem: 0.5}, h200, version="2")
-    for url in ("/boards/agents/h200/", "/boards/agents/h200/frontier/",
-                f"/agents/ada/bot/compare/?a={first.pk}&b={second.pk}"):
+    pages, ada = agent_pages_of_ada("h200")
+    for url in pages:
         assert NOTE not in text(client, url), url
     client.force_login(ada)
     assert NOTE not in text(client, "/submissions/")

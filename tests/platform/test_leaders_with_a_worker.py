@@ -12,13 +12,19 @@ from django.core.management import call_command
 from evaluator import confirmations
 from evaluator.harness import HARNESS_VERSION
 from evaluator.models import Evaluation
-from leaderboard.models import LeaderboardEntry
+from leaderboard.models import Hardware, LeaderboardEntry, Problem
 from submissions.services import create_submission
 from tests.platform import factories
 from tests.platform import test_worker_end_to_end as end_to_end
 from tests.platform.test_shared_baselines import wait_for
 
 broker = end_to_end.broker  # the fixture: a flushed Redis database of this xdist process's own
+
+
+def submitted(problem: Problem, cpu: Hardware) -> Evaluation:
+    """A new participant's working solution, submitted: its one evaluation."""
+    submission = create_submission(factories.make_user(), problem, factories.solution(), "python", [cpu])
+    return submission.evaluations.get()
 
 
 def settled(evaluation: Evaluation) -> bool:
@@ -30,8 +36,7 @@ def settled(evaluation: Evaluation) -> bool:
 def test_a_new_leader_is_run_again_and_settled_by_the_worker(broker: str, tmp_path: Path) -> None:
     cpu, problem, log = factories.make_hardware("cpu"), factories.make_problem(), tmp_path / "worker.log"
     with end_to_end.celery_worker(broker, log) as worker:
-        submission = create_submission(factories.make_user(), problem, factories.solution(), "python", [cpu])
-        evaluation = submission.evaluations.get()
+        evaluation = submitted(problem, cpu)
         wait_for(lambda: Evaluation.objects.filter(confirms=evaluation).exists() and settled(evaluation),
                  worker, log)
     evaluation.refresh_from_db()
@@ -52,8 +57,7 @@ def test_a_new_leader_is_run_again_and_settled_by_the_worker(broker: str, tmp_pa
 def test_a_rescore_replaces_the_leaders_evaluation(broker: str, tmp_path: Path) -> None:
     cpu, problem, log = factories.make_hardware("cpu"), factories.make_problem(), tmp_path / "worker.log"
     with end_to_end.celery_worker(broker, log) as worker:
-        submission = create_submission(factories.make_user(), problem, factories.solution(), "python", [cpu])
-        old = submission.evaluations.get()
+        old = submitted(problem, cpu)
         wait_for(lambda: Evaluation.objects.get(pk=old.pk).state in Evaluation.TERMINAL and settled(old),
                  worker, log)
         Evaluation.objects.filter(pk=old.pk).update(harness_version="an older harness")
