@@ -30,12 +30,11 @@ from solarena import changes
 
 LIFETIME = 1.0  # seconds a measure is trusted without a writer's word
 SETTLED = 30.0  # the same, for a subject whose every change a writer reports
-RECENT_AT_MOST = 500  # subjects a process reads in one round trip, for changes.REFRESH seconds
+RECENT_AT_MOST = 500  # subjects whose last reading a process keeps (forgotten all at once past it)
 GENERATION = "stamp-generation"  # moved by drop_all: a stamp of another generation is no stamp
 clock = time.time  # wall time, which every web process agrees on; tests move it
 log = logging.getLogger(__name__)
-_recent: dict[str, dict[str, Any]] = {}  # subject -> what this process read of it, most lately asked first
-_recent_at = 0.0  # time.monotonic() of that reading
+_recent: dict[str, tuple[float, dict[str, Any]]] = {}  # subject -> (time.monotonic() read at, what was read)
 
 
 def submission(submission_id: int) -> str:
@@ -71,21 +70,22 @@ def read(subject: str, measure: Callable[[], tuple[str | None, bool]]) -> str | 
 
 
 def _kept(subject: str) -> dict[str, Any]:
-    """What the shared cache holds of the subject, as read at most changes.REFRESH seconds ago by
-    this process, which reads every subject it read lately in one round trip (a drop here forgets
-    the subject at once; one elsewhere shows that much later)."""
-    global _recent_at
-    if subject in _recent and time.monotonic() - _recent_at < changes.REFRESH:
-        return _recent[subject]
-    subjects = [subject, *(s for s in _recent if s != subject)][:RECENT_AT_MOST]
+    """What the shared cache holds of the subject (its stamp, the stamps' generation, its last
+    drop), as this process read it at most changes.REFRESH seconds ago: one small round trip per
+    subject read (a drop here forgets the subject at once; one elsewhere shows that much later).
+    Each subject is read alone: reading every subject read lately at once, as the generations of
+    boards are, costs more than a millisecond at a few dozen subjects, on the request that
+    happens to do it."""
+    recent = _recent.get(subject)
+    if recent is not None and time.monotonic() - recent[0] < changes.REFRESH:
+        return recent[1]
     read_at = time.monotonic()
-    found = cache.get_many([GENERATION, *subjects, *map(_dropped, subjects)])
-    kept = {s: {key: found[key] for key in (s, GENERATION, _dropped(s)) if key in found} for s in subjects}
+    found = cache.get_many([subject, GENERATION, _dropped(subject)])
     if changes.tracked():  # a cache of this process's own is read without a round trip
-        _recent.clear()
-        _recent.update(kept)
-        _recent_at = read_at
-    return kept[subject]
+        if len(_recent) >= RECENT_AT_MOST:
+            _recent.clear()
+        _recent[subject] = (read_at, found)
+    return found
 
 
 def drop(*subjects: str) -> None:

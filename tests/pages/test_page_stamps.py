@@ -5,7 +5,9 @@ read measures."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from django.core.cache import cache
@@ -13,7 +15,7 @@ from django.db import transaction
 from django.test import Client, override_settings
 
 from leaderboard.models import Hardware, Problem
-from solarena import page_stamps
+from solarena import changes, page_stamps
 from submissions.services import set_published
 from tests.pages.conftest import PageClock
 from tests.platform import factories
@@ -135,3 +137,30 @@ def test_a_settled_stamp_measured_before_a_drop_is_not_kept(page_clock: PageCloc
     assert page_stamps.read(SUBJECT, measured_while_a_writer_drops) == "before"
     page_clock.advance(0.001)
     assert page_stamps.read(SUBJECT, measured_while_a_writer_drops) == "after"
+
+
+@pytest.mark.usefixtures("shared_cache")
+def test_a_reading_asks_the_cache_for_its_own_subject_only(page_clock: PageClock, measure: Measures,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """A page's request reads its own stamp, not those of every page its process served lately
+    (150 keys at 50 pages cost the request that did it more than a millisecond)."""
+    measure.settled = True
+    subjects = [page_stamps.submission(n) for n in range(50)]
+    for subject in subjects * 2:  # measured, then served its stamp
+        page_stamps.read(subject, measure)
+    asked: list[list[str]] = []
+
+    class Counted:
+        def __getattr__(self, name: str) -> Any:
+            return getattr(cache, name)
+
+        def get_many(self, keys: list[str]) -> dict[str, Any]:
+            asked.append(list(keys))
+            return cache.get_many(keys)
+
+    monkeypatch.setattr(page_stamps, "cache", Counted())
+    time.sleep(changes.REFRESH)  # every reading this process kept is past trusting
+    assert page_stamps.read(subjects[0], measure) == "v1" and measure.calls == 50
+    assert len(asked) == 1 and len(asked[0]) == 3 and subjects[0] in asked[0]
+    page_stamps.read(subjects[0], measure)
+    assert len(asked) == 1, "read again within REFRESH: no round trip"
