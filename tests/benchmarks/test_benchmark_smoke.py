@@ -124,3 +124,8 @@ def test_score_noise(tmp_path: Path) -> None:
     [row] = report["problems"]
     assert row["problem"] == "softmax" and len(row["scores"]) == 2 and not row["failures"]
     assert report["band"] == row["half_range_share"] >= 0
+    assert report["band_shared_yardsticks"] == row["shared_yardsticks"]["half_range_share"] >= 0
+    again = run("score_noise.py", str(tmp_path / "again"), "--from-runs", str(tmp_path / "runs"))
+    assert again.returncode in (0, 1)
+    kept = only_report(tmp_path / "again", "*-score-noise-cpu.json")
+    assert kept["problems"][0]["scores"] == row["scores"] and kept["workloads"] == "smoke"
