@@ -33,11 +33,10 @@ from django.db.models import BooleanField, Case, Exists, FloatField, OuterRef, Q
 from django.db.models.fields.json import KT
 from django.db.models.functions import Cast, NullIf
 
-from solarena import page_stamps
-
 from . import confirmations, modes, services
 from .counting import COUNTING
 from .models import Evaluation, ReviewDecision, WorkloadResult
+from .page_changes import submissions_changed
 from .probing import MIN_PROBES, suspected_probes
 
 REWARD_HACK, DISPUTED, BELOW_SOL, HIDDEN_GAP, PROBING = (
@@ -157,7 +156,7 @@ def _log(evaluation: Evaluation, by_user: AbstractBaseUser, action: str, public_
          codes: list[str], rerun: Evaluation | None = None) -> ReviewDecision:
     decision = ReviewDecision.objects.create(evaluation=evaluation, action=action, by=by_user,
                                              public_reason=public_reason, reasons=codes, rerun=rerun)
-    page_stamps.drop(page_stamps.submission(evaluation.submission_id))
+    submissions_changed(evaluation.submission_id)
     return decision
 
 

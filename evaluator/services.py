@@ -23,10 +23,10 @@ from django.utils import timezone
 from evaluator.harness import status
 from evaluator.rankings import recompute_entry, update_entry
 from leaderboard.models import Workload
-from solarena import page_stamps
 
 from . import modes, profile_reports
 from .models import Evaluation, WorkloadResult, public_environment
+from .page_changes import submissions_changed
 
 log = logging.getLogger(__name__)
 TASK = "evaluator.tasks.evaluate"
@@ -64,7 +64,7 @@ def claim(evaluation_id: int, worker: str) -> Evaluation | None:
     if changed != 1:
         return None
     evaluation = Evaluation.objects.select_related("hardware", "submission__problem").get(pk=evaluation_id)
-    page_stamps.drop(page_stamps.submission(evaluation.submission_id))
+    submissions_changed(evaluation.submission_id)
     return evaluation
 
 
@@ -239,7 +239,7 @@ def _drop_stamp(evaluation_id: int) -> None:
     submission_id = (Evaluation.objects.filter(pk=evaluation_id)
                      .values_list("submission_id", flat=True).first())
     if submission_id is not None:
-        page_stamps.drop(page_stamps.submission(submission_id))
+        submissions_changed(submission_id)
 
 
 def reap_expired(now: datetime | None = None) -> tuple[int, int]:

@@ -64,6 +64,7 @@ def set_solutions_revealed(problems: QuerySet[Problem], revealed: bool) -> int:
     """An admin makes every source of these problem versions public, or private again (bar those
     their owners published). Returns how many problems changed."""
     page_stamps.drop_all()  # every page that shows a source of theirs
+    changes.changed(changes.AGENTS)  # an agent's logs are public once all its solutions' sources are
     return problems.update(solutions_revealed=revealed)
 
 

@@ -18,6 +18,7 @@ from django.views.decorators.http import require_POST
 from submissions import agent_publication, agent_visibility, trajectories
 from submissions.models import AgentSubmission
 
+from . import page_cache
 from .page_cache import public_page
 
 STEPS_PER_PAGE = 500
@@ -26,6 +27,7 @@ STEPS_PER_PAGE = 500
 @public_page(params=("log", "page"))
 def trajectory(request: HttpRequest, owner: str, name: str, upload: int) -> HttpResponse:
     """?log=<path>: one trajectory of the upload, STEPS_PER_PAGE steps a page (?page=)."""
+    page_cache.shows(request, *page_cache.AGENT_SUBJECTS)
     agent = (AgentSubmission.objects.filter(agent_visibility.visible_to(request.user), pk=upload,
                                             owner__username=owner, owner__is_active=True, name=name)
              .select_related("owner").first())

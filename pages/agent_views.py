@@ -16,7 +16,7 @@ from django.urls import reverse
 
 from submissions import agent_compare, trajectories
 
-from . import agent_downloads, downloads, page_queries
+from . import agent_downloads, downloads, page_cache, page_queries
 from .page_cache import public_page
 
 
@@ -25,6 +25,7 @@ def agent(request: HttpRequest, owner: str, name: str) -> HttpResponse:
     """?upload=<id> picks the upload shown problem by problem (the latest by default); ?format=csv
     downloads the uploads (by=task_type, by=problem: one line per task type or problem) and
     ?format=json is the API's document of the agent."""
+    page_cache.shows(request, *page_cache.AGENT_SUBJECTS)
     user = _owner(owner)
     uploads = page_queries.agent_uploads(user, name, request.user) if user else []
     if not uploads:
@@ -76,6 +77,7 @@ def _agent(request: HttpRequest, owner: AbstractBaseUser, name: str, uploads: li
 def agent_compare_page(request: HttpRequest, owner: str, name: str) -> HttpResponse:
     """Two uploads of the agent, ?a=<id>&b=<id>, problem by problem on one hardware (?hardware=,
     by default the first both ran on)."""
+    page_cache.shows(request, *page_cache.AGENT_SUBJECTS)
     user = _owner(owner)
     uploads = {u.agent.pk: u for u in page_queries.agent_uploads(user, name, request.user)} if user else {}
     if not uploads:

@@ -105,6 +105,7 @@ def agent_board(request: HttpRequest, hardware: str) -> HttpResponse:
     """One row per upload; ?format=csv&by=task_type or by=problem: one line per upload and task type
     or problem (pages/agent_downloads.py)."""
     hw, tabs = _hardware(hardware)
+    page_cache.shows(request, *page_cache.AGENT_SUBJECTS)
     try:
         task_type = task_type_of(request)
         by = agent_downloads.by_of(request.GET)

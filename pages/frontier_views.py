@@ -16,13 +16,14 @@ from leaderboard import agent_boards
 from leaderboard.agent_boards import AgentRow
 from leaderboard.models import Hardware
 
-from . import frontier_chart, page_queries
+from . import frontier_chart, page_cache, page_queries
 from .board_views import Tab, page_url
 from .page_cache import public_page
 
 
 @public_page()
 def agent_frontier(request: HttpRequest, hardware: str) -> HttpResponse:
+    page_cache.shows(request, *page_cache.AGENT_SUBJECTS)
     everything = list(Hardware.objects.all())
     hw = next((each for each in everything if each.slug == hardware), None)
     if hw is None:

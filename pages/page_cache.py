@@ -11,7 +11,8 @@ the URL without them). A page is kept one of two ways:
   never served: the request makes the page itself. So a change shows on every such page within
   STALE seconds of its commit, whatever the rate of writes, and between two remakes a page costs
   no query at all;
-- while nothing it shows has changed (a board's pages, which name what they show with `shows`):
+- while nothing it shows has changed (a board's pages and the agent pages, which name what they
+  show with `shows`):
   the copy keeps the generations of its subjects (solarena.changes) and is served as long as
   they stand (up to MAX_AGE); once one moves, the copy is behind since that change, not since it
   was made: served as it is for FRESH seconds after the change, while the writer's process makes
@@ -163,6 +164,10 @@ def _canonical_query(request: HttpRequest, known: frozenset[str]) -> str | None:
     if any(k not in known or len(request.GET.getlist(k)) > 1 for k in request.GET):
         return None
     return urlencode(sorted(request.GET.items()))
+
+
+# What every agent page shows (boards, profiles, frontiers, comparisons, trajectories).
+AGENT_SUBJECTS = (changes.AGENTS, changes.NAMES, changes.SITE)
 
 
 def shows(request: HttpRequest, *subjects: str) -> None:

@@ -3,8 +3,10 @@ once its transaction commits, and remembers when; a page kept with the generatio
 is current while they are (pages.page_cache), and knows since when it is not.
 
 Subjects: one problem x hardware board (its entries, their evaluations' figures and verdicts),
-the participants' names, and the site (problems, hardware, categories; anything drop_all-like).
-Writers name them (leaderboard.signals, evaluator.confirmations); after the commit `moved` is sent,
+the participants' names, the agents (every agent upload, its solutions and their evaluations:
+evaluator.page_changes), and the site (problems, hardware, categories; anything drop_all-like).
+Writers name them (leaderboard.signals, evaluator.confirmations, evaluator.page_changes); after the
+commit `moved` is sent,
 so a process that serves pages can make the changed ones again at once (pages.remakes).
 
 Only a cache that every process shares (Redis) can carry a writer's word to the web processes:
@@ -26,6 +28,7 @@ from django.dispatch import Signal
 
 NAMES = "gen:names"
 SITE = "gen:site"
+AGENTS = "gen:agents"
 REFRESH = 0.25  # seconds a process trusts the generations it read last
 KNOWN_AT_MOST = 5_000  # subjects whose last reading a process keeps (forgotten all at once past it)
 REMEMBERED = 120  # seconds a change's time is kept: longer than any page is served unchecked

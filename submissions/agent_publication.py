@@ -12,8 +12,8 @@ from django.db import transaction
 from evaluator import confirmations, modes
 from evaluator.counting import counted
 from evaluator.models import Evaluation
+from evaluator.page_changes import agents_changed, submissions_changed
 from evaluator.rankings import recompute_entry
-from solarena import page_stamps
 
 from .models import AgentSubmission
 
@@ -43,6 +43,7 @@ def publish_agent_submission(agent: AgentSubmission) -> bool:
             recompute_entry(problem_id, hardware_id, agent.owner_id)
             confirmations.request(problem_id, hardware_id)
         solutions = agent.submissions.values_list("pk", flat=True)
-        page_stamps.drop(*(page_stamps.submission(pk) for pk in solutions))
+        submissions_changed(*solutions)
+        agents_changed()
     agent.private = False
     return True

@@ -23,13 +23,13 @@ from evaluator import services as evaluations
 from evaluator.counting import counted
 from evaluator.jobs import SolutionFiles
 from evaluator.models import Evaluation
+from evaluator.page_changes import submissions_changed
 from evaluator.toolchains import UnsupportedLanguage as UnsupportedLanguage
 from evaluator.toolchains import check_runnable, infer_language, languages_of, toolchains
 from evaluator.workers import NoWorkerOnline as NoWorkerOnline
 from evaluator.workers import check_served
 from leaderboard.lookup import current_problems
 from leaderboard.models import Hardware, Problem, Workload
-from solarena import page_stamps
 
 from .bundles import AgentManifest, Bundle
 from .models import AgentSubmission, Submission
@@ -399,7 +399,7 @@ def _check_in_flight(owner: AbstractBaseUser, adding: int, what: str = "this sub
 def set_published(submission: Submission, published: bool) -> Submission:
     """The owner makes the sources public, or private again (submissions.visibility)."""
     Submission.objects.filter(pk=submission.pk).update(published=published)
-    page_stamps.drop(page_stamps.submission(submission.pk))
+    submissions_changed(submission.pk)
     submission.published = published
     return submission
 
@@ -410,7 +410,7 @@ def cancel_submission(submission: Submission) -> int:
     platform's own runs, rescores and confirmations, are not the owner's to cancel)."""
     cancelled = counted().filter(submission=submission, state=Evaluation.QUEUED).update(
         state=Evaluation.CANCELLED, finished_at=timezone.now(), lease_until=None)
-    page_stamps.drop(page_stamps.submission(submission.pk))
+    submissions_changed(submission.pk)
     if cancelled == 0:
         raise NotCancellable(f"submission #{submission.pk} has no queued evaluation left to cancel: "
                              "a worker has already started or finished every one")

@@ -1,5 +1,6 @@
-"""A submission's page shows its evaluations: any save or delete of either drops the page's stamp
-(solarena.page_stamps), whichever code made it (services, the admin, a management command)."""
+"""A submission's page shows its evaluations, and agent pages show agent uploads with their
+solutions' evaluations: any save or delete of one of these tells the pages
+(evaluator.page_changes), whichever code made it (services, the admin, a management command)."""
 
 from __future__ import annotations
 
@@ -9,16 +10,21 @@ from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 
 from evaluator.models import Evaluation
-from solarena import page_stamps
+from evaluator.page_changes import agents_changed, submissions_changed
 
-from .models import Submission
+from .models import AgentSubmission, Submission
 
 
 @receiver((post_save, post_delete), sender=Evaluation, dispatch_uid="stamp-evaluation")
 def _evaluation_changed(sender: type, instance: Evaluation, **kwargs: Any) -> None:
-    page_stamps.drop(page_stamps.submission(instance.submission_id))
+    submissions_changed(instance.submission_id)
 
 
 @receiver((post_save, post_delete), sender=Submission, dispatch_uid="stamp-submission")
 def _submission_changed(sender: type, instance: Submission, **kwargs: Any) -> None:
-    page_stamps.drop(page_stamps.submission(instance.pk))
+    submissions_changed(instance.pk)
+
+
+@receiver((post_save, post_delete), sender=AgentSubmission, dispatch_uid="agents-upload")
+def _upload_changed(sender: type, instance: AgentSubmission, **kwargs: Any) -> None:
+    agents_changed()
