@@ -249,9 +249,10 @@ def _cell(column: Column, rules_url: str = "") -> Callable[[Any], Cell]:
         return lambda row: empty if row.rank is None else _rank_cell(row)
     if number is not None:
         return lambda row: empty if (v := getattr(row, key)) is None else (css, number(v), "")
-    if column.kind == "time":
+    if column.kind == "time":  # the zone looked up once: per cell it was a fifth of a category board
+        zone = timezone.get_current_timezone()
         return lambda row: (empty if (v := getattr(row, key)) is None else
-                            (f"{css} time", timezone.localtime(v).strftime("%Y-%m-%d %H:%M"), ""))
+                            (f"{css} time", timezone.localtime(v, zone).strftime("%Y-%m-%d %H:%M"), ""))
     return lambda row: (empty if (v := getattr(row, key)) is None else
                         (css, html.escape(str(v)), html.escape(profile_url(row, column))))
 
