@@ -5,9 +5,9 @@ is current while they are (pages.page_cache), and knows since when it is not.
 Subjects: one problem x hardware board (its entries, their evaluations' figures and verdicts),
 the participants' names, the agents (every agent upload, its solutions and their evaluations:
 evaluator.page_changes), and the site (problems, hardware, categories; anything drop_all-like).
-Writers name them (leaderboard.signals, evaluator.confirmations, evaluator.page_changes); after the
-commit `moved` is sent,
-so a process that serves pages can make the changed ones again at once (pages.remakes).
+Writers name them (leaderboard.signals, evaluator.confirmations, evaluator.page_changes); after
+the commit `moved` is sent, so a process that serves pages can make the changed ones again at once
+(pages.remakes).
 
 Only a cache that every process shares (Redis) can carry a writer's word to the web processes:
 with a per-process cache `tracked()` is False and pages fall back to their age alone.
