@@ -139,10 +139,8 @@ def public_page(params: Iterable[str] = (),
                 return view(request, *args, **kwargs)
             key = f"response:v2:{name}:{request.path}?{query}"
             if version is None:
-                if request.META.get(REMAKE):  # only a page kept lately: one nobody reads waits for a reader
-                    if not _kept(key):
-                        return HttpResponse(status=204)
-                    return _make(key, lambda: view(request, *args, **kwargs), request, STALE + 1, local=False)
+                if request.META.get(REMAKE):
+                    return _remade(key, lambda: view(request, *args, **kwargs), request)
                 return _served_for_a_while(key, lambda: view(request, *args, **kwargs), request)
             stamp = version(request, *args, **kwargs)
             if stamp is None:
@@ -188,6 +186,20 @@ def remake(path: str) -> None:
                            "wsgi.url_scheme": "https", "wsgi.input": io.BytesIO(), REMAKE: True})
     request.user = AnonymousUser()
     match.func(request, *match.args, **match.kwargs)
+
+
+def _remade(key: str, make: Callable[[], HttpResponse], request: HttpRequest) -> HttpResponse:
+    """The page made again for a writer's process (remake()): only a page kept lately (one nobody
+    reads waits for a reader), behind what it shows (a reader may have made it again since the
+    change, while the writer was busy with other pages) and not being made by another process now;
+    204 when it is left as it is."""
+    kept = _get(key)
+    if kept is None or (kept.seen and changes.first_missed(kept.seen) is None) or not _lock(key):
+        return HttpResponse(status=204)
+    try:
+        return _make(key, make, request, STALE + 1, local=False)
+    finally:
+        _delete(f"lock:{key}")
 
 
 def _served_for_a_while(key: str, make: Callable[[], HttpResponse], request: HttpRequest) -> HttpResponse:
@@ -296,14 +308,6 @@ def _make(key: str, make: Callable[[], HttpResponse], request: HttpRequest, seco
 def _lock(key: str) -> bool:
     try:
         return bool(cache.add(_hashed(f"lock:{key}"), 1, LOCK_SECONDS))
-    except Exception:
-        log.warning("page cache unavailable", exc_info=True)
-        return False
-
-
-def _kept(key: str) -> bool:
-    try:
-        return bool(cache.has_key(_hashed(key)))
     except Exception:
         log.warning("page cache unavailable", exc_info=True)
         return False

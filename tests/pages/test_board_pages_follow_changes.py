@@ -131,6 +131,38 @@ def test_the_writer_makes_again_only_the_pages_kept_lately(client: Client, page_
     assert "grace" in shown and queries > 0, "the problem's page, which nobody asked for, was made"
 
 
+@pytest.mark.usefixtures("no_remakes")
+def test_the_writer_leaves_a_page_a_reader_made_since_the_change(client: Client, page_clock: PageClock,
+                                                                board: None, problem: Problem,
+                                                                cpu: Hardware) -> None:
+    """A writer busy with other boards comes to this one after a reader made it again: it is current."""
+    page(client, BOARD)
+    grace_scores(problem, cpu)
+    page_clock.later()
+    assert page(client, BOARD)[1] > 0, "the reader made it"
+    with CaptureQueriesContext(connection) as queries:
+        page_cache.remake(BOARD)
+    assert len(queries) == 0, "made twice"
+
+
+@pytest.mark.usefixtures("no_remakes")
+def test_the_writer_leaves_a_page_another_process_is_making(client: Client, page_clock: PageClock,
+                                                           board: None, problem: Problem, cpu: Hardware,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    page(client, BOARD)
+    grace_scores(problem, cpu)
+    lock = page_cache._lock
+    monkeypatch.setattr(page_cache, "_lock", lambda key: False)  # a reader's remake holds it
+    with CaptureQueriesContext(connection) as queries:
+        page_cache.remake(BOARD)
+    assert len(queries) == 0, "made beside the other process"
+    monkeypatch.setattr(page_cache, "_lock", lock)
+    page_cache.remake(BOARD)  # once the lock is free, as after the reader's remake failed
+    page_clock.advance(page_cache.STALE + 5)
+    shown, queries_after = page(client, BOARD)
+    assert "grace" in shown and queries_after == 0
+
+
 @app.task(name="tests.pages.score_in_a_task")
 def score_in_a_task(problem_id: int, hardware_id: int) -> None:
     """An evaluation's ingestion, as a worker runs it."""
