@@ -11,11 +11,14 @@ from solarena import changes, page_stamps
 from .models import Evaluation
 
 
-def submissions_changed(*submission_ids: int) -> None:
-    """What these submissions' pages show has changed (or will when the transaction commits)."""
+def submissions_changed(*submission_ids: int, agents: bool | None = None) -> None:
+    """What these submissions' pages show has changed (or will when the transaction commits).
+    `agents`: whether one of them is an agent's solution, where the caller knows (else a query)."""
     page_stamps.drop(*(page_stamps.submission(pk) for pk in submission_ids))
-    submissions = Evaluation._meta.get_field("submission").related_model._default_manager
-    if submissions.filter(pk__in=submission_ids, agent_submission__isnull=False).exists():
+    if agents is None:
+        submissions = Evaluation._meta.get_field("submission").related_model._default_manager
+        agents = submissions.filter(pk__in=submission_ids, agent_submission__isnull=False).exists()
+    if agents:
         changes.changed(changes.AGENTS)
 
 

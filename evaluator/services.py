@@ -64,7 +64,8 @@ def claim(evaluation_id: int, worker: str) -> Evaluation | None:
     if changed != 1:
         return None
     evaluation = Evaluation.objects.select_related("hardware", "submission__problem").get(pk=evaluation_id)
-    submissions_changed(evaluation.submission_id)
+    submissions_changed(evaluation.submission_id,
+                        agents=evaluation.submission.agent_submission_id is not None)
     return evaluation
 
 
@@ -236,10 +237,10 @@ def fail(evaluation_id: int, reason: str, worker: str | None = None) -> bool:
 
 def _drop_stamp(evaluation_id: int) -> None:
     """The evaluation's submission page shows a change (written by an update, which sends no signal)."""
-    submission_id = (Evaluation.objects.filter(pk=evaluation_id)
-                     .values_list("submission_id", flat=True).first())
-    if submission_id is not None:
-        submissions_changed(submission_id)
+    found = (Evaluation.objects.filter(pk=evaluation_id)
+             .values_list("submission_id", "submission__agent_submission_id").first())
+    if found is not None:
+        submissions_changed(found[0], agents=found[1] is not None)
 
 
 def reap_expired(now: datetime | None = None) -> tuple[int, int]:

@@ -73,9 +73,8 @@ def _kept(subject: str) -> dict[str, Any]:
     """What the shared cache holds of the subject (its stamp, the stamps' generation, its last
     drop), as this process read it at most changes.REFRESH seconds ago: one small round trip per
     subject read (a drop here forgets the subject at once; one elsewhere shows that much later).
-    Each subject is read alone: reading every subject read lately at once, as the generations of
-    boards are, costs more than a millisecond at a few dozen subjects, on the request that
-    happens to do it."""
+    Each subject is read alone: reading every subject read lately at once cost more than a
+    millisecond at a few dozen subjects, on the request that happened to do it."""
     recent = _recent.get(subject)
     if recent is not None and time.monotonic() - recent[0] < changes.REFRESH:
         return recent[1]

@@ -12,7 +12,7 @@ from django.db import transaction
 from evaluator import confirmations, modes
 from evaluator.counting import counted
 from evaluator.models import Evaluation
-from evaluator.page_changes import agents_changed, submissions_changed
+from evaluator.page_changes import submissions_changed
 from evaluator.rankings import recompute_entry
 
 from .models import AgentSubmission
@@ -43,7 +43,6 @@ def publish_agent_submission(agent: AgentSubmission) -> bool:
             recompute_entry(problem_id, hardware_id, agent.owner_id)
             confirmations.request(problem_id, hardware_id)
         solutions = agent.submissions.values_list("pk", flat=True)
-        submissions_changed(*solutions)
-        agents_changed()
+        submissions_changed(*solutions, agents=True)
     agent.private = False
     return True

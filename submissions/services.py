@@ -399,7 +399,7 @@ def _check_in_flight(owner: AbstractBaseUser, adding: int, what: str = "this sub
 def set_published(submission: Submission, published: bool) -> Submission:
     """The owner makes the sources public, or private again (submissions.visibility)."""
     Submission.objects.filter(pk=submission.pk).update(published=published)
-    submissions_changed(submission.pk)
+    submissions_changed(submission.pk, agents=submission.agent_submission_id is not None)
     submission.published = published
     return submission
 
@@ -410,7 +410,7 @@ def cancel_submission(submission: Submission) -> int:
     platform's own runs, rescores and confirmations, are not the owner's to cancel)."""
     cancelled = counted().filter(submission=submission, state=Evaluation.QUEUED).update(
         state=Evaluation.CANCELLED, finished_at=timezone.now(), lease_until=None)
-    submissions_changed(submission.pk)
+    submissions_changed(submission.pk, agents=submission.agent_submission_id is not None)
     if cancelled == 0:
         raise NotCancellable(f"submission #{submission.pk} has no queued evaluation left to cancel: "
                              "a worker has already started or finished every one")

@@ -17,12 +17,14 @@ from .models import AgentSubmission, Submission
 
 @receiver((post_save, post_delete), sender=Evaluation, dispatch_uid="stamp-evaluation")
 def _evaluation_changed(sender: type, instance: Evaluation, **kwargs: Any) -> None:
-    submissions_changed(instance.submission_id)
+    known = Evaluation.submission.is_cached(instance)  # ingestion's and the claim's are
+    submissions_changed(instance.submission_id,
+                        agents=instance.submission.agent_submission_id is not None if known else None)
 
 
 @receiver((post_save, post_delete), sender=Submission, dispatch_uid="stamp-submission")
 def _submission_changed(sender: type, instance: Submission, **kwargs: Any) -> None:
-    submissions_changed(instance.pk)
+    submissions_changed(instance.pk, agents=instance.agent_submission_id is not None)
 
 
 @receiver((post_save, post_delete), sender=AgentSubmission, dispatch_uid="agents-upload")

@@ -80,3 +80,18 @@ def shared_cache(settings: Any) -> None:
         cache.clear()
     changes.forget()
     page_stamps.forget_recent()
+
+
+class CountedCache:
+    """The shared cache, with the keys of every get_many written down (to stand in for a module's
+    `cache`: monkeypatch.setattr(module, "cache", CountedCache()))."""
+
+    def __init__(self) -> None:
+        self.asked: list[list[str]] = []
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(caches["default"], name)
+
+    def get_many(self, keys: list[str]) -> dict[str, Any]:
+        self.asked.append(list(keys))
+        return caches["default"].get_many(keys)

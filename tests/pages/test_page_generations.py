@@ -5,39 +5,25 @@ this process's own moves show at once, another process's within REFRESH."""
 from __future__ import annotations
 
 import time
-from typing import Any
 
 import pytest
 from django.core.cache import cache
 
 from solarena import changes
+from tests.pages.conftest import CountedCache
 
 pytestmark = pytest.mark.usefixtures("shared_cache")
 BOARDS = [changes.board(problem, 1) for problem in range(80)]
 
 
-class Counted:
-    """The shared cache, with the keys of every get_many written down."""
-
-    def __init__(self) -> None:
-        self.asked: list[list[str]] = []
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(cache, name)
-
-    def get_many(self, keys: list[str]) -> dict[str, Any]:
-        self.asked.append(list(keys))
-        return cache.get_many(keys)
-
-
 @pytest.fixture
-def counted(monkeypatch: pytest.MonkeyPatch) -> Counted:
-    spy = Counted()
+def counted(monkeypatch: pytest.MonkeyPatch) -> CountedCache:
+    spy = CountedCache()
     monkeypatch.setattr(changes, "cache", spy)
     return spy
 
 
-def test_a_page_reads_its_own_subjects_only(counted: Counted) -> None:
+def test_a_page_reads_its_own_subjects_only(counted: CountedCache) -> None:
     for board in BOARDS:  # a process that has served 80 boards' pages
         changes.generations([board, changes.NAMES, changes.SITE])
     time.sleep(changes.REFRESH)

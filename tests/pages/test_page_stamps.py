@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
-from typing import Any
 
 import pytest
 from django.core.cache import cache
@@ -17,7 +16,7 @@ from django.test import Client, override_settings
 from leaderboard.models import Hardware, Problem
 from solarena import changes, page_stamps
 from submissions.services import set_published
-from tests.pages.conftest import PageClock
+from tests.pages.conftest import CountedCache, PageClock
 from tests.platform import factories
 
 SUBJECT = page_stamps.submission(7)
@@ -148,17 +147,9 @@ def test_a_reading_asks_the_cache_for_its_own_subject_only(page_clock: PageClock
     subjects = [page_stamps.submission(n) for n in range(50)]
     for subject in subjects * 2:  # measured, then served its stamp
         page_stamps.read(subject, measure)
-    asked: list[list[str]] = []
-
-    class Counted:
-        def __getattr__(self, name: str) -> Any:
-            return getattr(cache, name)
-
-        def get_many(self, keys: list[str]) -> dict[str, Any]:
-            asked.append(list(keys))
-            return cache.get_many(keys)
-
-    monkeypatch.setattr(page_stamps, "cache", Counted())
+    counted = CountedCache()
+    asked = counted.asked
+    monkeypatch.setattr(page_stamps, "cache", counted)
     time.sleep(changes.REFRESH)  # every reading this process kept is past trusting
     assert page_stamps.read(subjects[0], measure) == "v1" and measure.calls == 50
     assert len(asked) == 1 and len(asked[0]) == 3 and subjects[0] in asked[0]
