@@ -222,13 +222,62 @@ def board_rows(rows: Sequence[Any], columns: Sequence[Column], rules_url: str = 
     made here by one formatter per column, texts escaped (the engine does not autoescape: its
     escaping cost 9 ms of a 300-row board); rows without a score get the "unscored" class.
     `rules_url`: the problem's rules, which a problem board's reward-hack statuses link to."""
-    cells = [_cell(column, rules_url) for column in columns]
-    lines = [(row.score is None, [cell(row) for cell in cells]) for row in rows]
+    links = _Links(get_script_prefix(), get_urlconf())
+    cells = [_cell(column, links, rules_url) for column in columns]
+    made_with = (tuple(columns), rules_url, links, timezone.get_current_timezone_name())
+    lines = [(row.score is None, _cells_of(row, cells, made_with)) for row in rows]
     made = get_template("pages/board_rows.html", using="jinja2").render({"lines": lines})
     return mark_safe(made)  # every text was escaped by its cell
 
 
-def _cell(column: Column, rules_url: str = "") -> Callable[[Any], Cell]:
+# A row's cells as this process last made them, under everything they were made from: a board made
+# again after one change finds most of its rows as they were (formatting the cells was most of the
+# time of making a 300-row board).
+_cells_made: dict[tuple[Any, ...], list[Cell]] = {}
+CELLS_KEPT = 8_000  # rows (about 2.5 KB each); forgotten all at once past it
+
+
+def _cells_of(row: Any, cells: list[Callable[[Any], Cell]], made_with: tuple[Any, ...]) -> list[Cell]:
+    try:
+        key = (made_with, type(row), *vars(row).values())
+        kept = _cells_made.get(key)
+    except TypeError:  # a field no key can hold (a list): made every time
+        return [cell(row) for cell in cells]
+    if kept is None:
+        if len(_cells_made) >= CELLS_KEPT:
+            _cells_made.clear()
+        kept = _cells_made[key] = [cell(row) for cell in cells]
+    return kept
+
+
+@dataclass(frozen=True)
+class _Links:
+    """page_url for one board's cells: the script prefix and URL conf read once, not per cell
+    (reading them per cell was a tenth of a problem board's time)."""
+
+    prefix: str
+    urlconf: str | None
+
+    def __call__(self, name: str, *args: str) -> str:
+        return _page_url(self.prefix, self.urlconf, name, args)
+
+    def best(self, row: Any) -> str:
+        """The page of the submission behind a row's score, where the board keeps it: for an
+        agent's row, its upload's row on the agent's page."""
+        upload = getattr(row, "agent_submission", None)
+        if upload is not None:
+            agent = self("agent", row.user, row.agent)
+            return f"{agent}#upload-{upload}" if agent else ""
+        submission = getattr(row, "submission_id", None)
+        return self("submission", str(submission)) if submission is not None else ""
+
+    def status(self, row: Any) -> str:
+        """The page of the submission a row's status is about (leaderboard.boards.ProblemRow.row_status)."""
+        status = getattr(row, "row_status", None)
+        return self("submission", str(status.submission_id)) if status and status.submission_id else ""
+
+
+def _cell(column: Column, links: _Links, rules_url: str = "") -> Callable[[Any], Cell]:
     """The column's cell of a row: its text, escaped (numbers as the column's kind shows them,
     "–" for none), CSS class, and a link: a name's to its profile page, a problem board's score
     to the submission that made it ("no valid score" to the submission its status explains), a
@@ -239,12 +288,15 @@ def _cell(column: Column, rules_url: str = "") -> Callable[[Any], Cell]:
     number = {"score": numbers.significant, "ratio": numbers.share,
               "speedup": lambda v: f"{numbers.significant(v)}×"}.get(column.kind)
     if key == "score":
-        return lambda row: ((*empty[:2], html.escape(_status_url(row))) if (v := row.score) is None else
-                            (css, numbers.with_interval(v, getattr(row, "score_ci95", None)), _best_url(row)))
+        def score(row: Any) -> Cell:
+            if (v := row.score) is None:
+                return (*empty[:2], html.escape(links.status(row)))
+            return css, numbers.with_interval(v, getattr(row, "score_ci95", None)), links.best(row)
+        return score
     if key == "status":
         return lambda row: (empty if (v := getattr(row, "row_status", None)) is None else
                             (css, html.escape(v.text),
-                             html.escape(rules_url if v.broke_rules and rules_url else _status_url(row))))
+                             html.escape(rules_url if v.broke_rules and rules_url else links.status(row))))
     if key == "rank":
         return lambda row: empty if row.rank is None else _rank_cell(row)
     if number is not None:
@@ -253,39 +305,19 @@ def _cell(column: Column, rules_url: str = "") -> Callable[[Any], Cell]:
         zone = timezone.get_current_timezone()
         return lambda row: (empty if (v := getattr(row, key)) is None else
                             (f"{css} time", timezone.localtime(v, zone).strftime("%Y-%m-%d %H:%M"), ""))
-    return lambda row: (empty if (v := getattr(row, key)) is None else
-                        (css, html.escape(str(v)), html.escape(profile_url(row, column))))
+    if key == "user":
+        return lambda row: (empty if (v := row.user) is None else
+                            (css, html.escape(str(v)), html.escape(links("participant", v))))
+    if key == "agent":
+        return lambda row: (empty if (v := row.agent) is None else
+                            (css, html.escape(str(v)), html.escape(links("agent", row.user, v))))
+    return lambda row: empty if (v := getattr(row, key)) is None else (css, html.escape(str(v)), "")
 
 
 def _rank_cell(row: Any) -> Cell:
     """The rank, or the band of ranks a tied row shares (leaderboard.boards._band)."""
     band = getattr(row, "band", None)
     return ("num tied", band, "") if band else ("num", str(row.rank), "")
-
-
-def _best_url(row: Any) -> str:
-    """The page of the submission behind a row's score, where the board keeps it: for an agent's
-    row, its upload's row on the agent's page."""
-    upload = getattr(row, "agent_submission", None)
-    if upload is not None:
-        agent = page_url("agent", row.user, row.agent)
-        return f"{agent}#upload-{upload}" if agent else ""
-    submission = getattr(row, "submission_id", None)
-    return page_url("submission", str(submission)) if submission is not None else ""
-
-
-def _status_url(row: Any) -> str:
-    """The page of the submission a row's status is about (leaderboard.boards.ProblemRow.row_status)."""
-    status = getattr(row, "row_status", None)
-    return page_url("submission", str(status.submission_id)) if status and status.submission_id else ""
-
-
-def profile_url(row: Any, column: Column) -> str:
-    if column.key == "user":
-        return page_url("participant", row.user)
-    if column.key == "agent":
-        return page_url("agent", row.user, row.agent)
-    return ""
 
 
 def page_url(name: str, *args: str) -> str:
