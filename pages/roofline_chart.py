@@ -27,6 +27,7 @@ LEFT, TOP, RIGHT, BOTTOM = 84, 16, 24, 40
 PAD = 0.2  # decades of room around the outermost point
 MAX_TICKS = 7
 LABEL_GAP, CHAR_WIDTH = 12, 6.2  # px between two labels' baselines; a character's rough width
+HAIR = 1e-6  # px: less than any position is rounded to (0.01)
 
 
 @dataclass(frozen=True)
@@ -185,7 +186,10 @@ def _labelled(placed: list[tuple[float, float, _Passed]]) -> list[Point]:
         label_x = px - 7 if anchor == "end" else px + 7
         span = _extent(label_x, label, anchor)
         label_y = py + 4
-        while clash := [q.label_y for q in points if abs(q.label_y - label_y) < LABEL_GAP
+        # A label pushed to exactly LABEL_GAP below another clashes no more, though the float
+        # difference may come out a hair under the gap (23.69 + 12 - 23.69 < 12): compared with
+        # the gap less a hair, each push leaves one more label behind for good, so it ends.
+        while clash := [q.label_y for q in points if abs(q.label_y - label_y) < LABEL_GAP - HAIR
                         and _overlap(span, _extent(q.label_x, q.label, q.anchor))]:
             label_y = max(clash) + LABEL_GAP
         points.append(Point(px, py, label, _title(p), label_x, round(label_y, 2), anchor))

@@ -4,6 +4,7 @@ intensity, from the rooflines the evaluation recorded (the API's); failed and hi
 
 from __future__ import annotations
 
+import itertools
 import re
 from typing import Any
 
@@ -16,6 +17,7 @@ from evaluator.scoring.numbers import CUT, rate
 from evaluator.scoring.roofline import roofline
 from evaluator.scoring.sol import FROM_DEFINITION, WorkloadWork
 from leaderboard.models import Hardware, Problem, Workload
+from pages import roofline_chart as chart_module
 from pages.roofline_chart import Plot, roofline_chart
 from pages.templatetags.page_format import axes
 from tests.api.support import client_for
@@ -68,6 +70,18 @@ def test_a_higher_rate_is_drawn_higher_and_a_higher_intensity_further_right() ->
     # two points almost on top of each other: their labels are pushed apart, not printed over each other
     assert abs(by_label["fast"].y - by_label["fast too"].y) < 1
     assert abs(by_label["fast"].label_y - by_label["fast too"].label_y) >= 12
+
+
+@pytest.mark.timeout(60)  # the pushing once went on for ever (23.69 + 12 - 23.69 < 12 in floats)
+def test_labels_of_points_on_one_spot_end_one_below_another_wherever_the_spot_is() -> None:
+    spot = chart_module._Passed("workload", "compute", 10.0, 1e12, 1e11, 0.5, 1e13, 1e12, 10.0)
+    for hundredths in range(chart_module.TOP * 100, (chart_module.TOP + chart_module.HEIGHT) * 100):
+        py = hundredths / 100
+        points = chart_module._labelled([(300.0, py, spot)] * 3)
+        heights = sorted(point.label_y for point in points)
+        assert heights[0] == pytest.approx(py + 4, abs=0.01), py
+        assert [b - a for a, b in itertools.pairwise(heights)] == \
+            [pytest.approx(chart_module.LABEL_GAP, abs=0.011)] * 2, py
 
 
 def test_ticks_are_in_engineering_units_and_long_names_are_cut_visibly() -> None:
