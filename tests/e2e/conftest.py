@@ -14,11 +14,6 @@ import pytest
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 needs_chromium = pytest.mark.skipif(not CHROMIUM.exists(), reason=f"no {CHROMIUM} (apt-get install chromium)")
-# Generous: on a loaded two-core CI machine a click's navigation has once waited over 30 s for its
-# page (the server and Chromium share the cores with sandboxed evaluations); what the tests assert
-# is what the pages show, not how fast.
-ACTION_MS = 60_000
-NAVIGATION_MS = 90_000
 
 
 @pytest.fixture
@@ -36,13 +31,8 @@ def browser(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
 
 @pytest.fixture
 def browser_page(browser: Any) -> Any:
-    return patient(browser.new_page(viewport={"width": 1280, "height": 1000}))
-
-
-def patient(page: Any) -> Any:
-    """The page, with the timeouts of a loaded machine (ACTION_MS, NAVIGATION_MS)."""
-    page.set_default_timeout(ACTION_MS)
-    page.set_default_navigation_timeout(NAVIGATION_MS)
+    page = browser.new_page(viewport={"width": 1280, "height": 1000})
+    page.set_default_timeout(30_000)
     return page
 
 

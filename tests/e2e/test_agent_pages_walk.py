@@ -20,7 +20,7 @@ from django.db import connections
 
 from leaderboard.models import Problem
 from submissions.models import AgentSubmission, Submission
-from tests.e2e.conftest import needs_chromium, patient, sign_up
+from tests.e2e.conftest import needs_chromium, sign_up
 from tests.platform import factories
 from tests.platform.factories import workload_aggregates
 
@@ -89,10 +89,12 @@ SUITE_CSV = ("problems,attempted,solved,solved_visible,solved_all,score,visible_
 
 def _walk(url: str, browser: Any, screenshots: Path) -> None:
     expect = sync_api.expect
-    owner_page = patient(browser.new_page(viewport={"width": 1280, "height": 1000}))
+    owner_page = browser.new_page(viewport={"width": 1280, "height": 1000})
+    owner_page.set_default_timeout(30_000)
     sign_up(owner_page, url, USERNAME, PASSWORD)
     uploads = seed(get_user_model().objects.get(username=USERNAME))
-    anonymous = patient(browser.new_context().new_page())
+    anonymous = browser.new_context().new_page()
+    anonymous.set_default_timeout(30_000)
 
     anonymous.goto(f"{url}/boards/agents/cpu/")
     board = anonymous.locator("table.board tbody")

@@ -22,7 +22,7 @@ from leaderboard.models import Hardware, Problem
 from leaderboard.services import store_calibration
 from submissions.models import Submission
 from tests.conftest import ROOT
-from tests.e2e.conftest import needs_chromium, patient
+from tests.e2e.conftest import needs_chromium
 from tests.platform import factories
 
 pytestmark = needs_chromium
@@ -31,7 +31,9 @@ FRACTIONS = (0.92, 0.61, 0.35, 0.12)  # of the SOL bound, for the visible worklo
 
 
 def new_page(browser: Any, javascript: bool = True) -> Any:
-    return patient(browser.new_page(viewport={"width": 1280, "height": 900}, java_script_enabled=javascript))
+    page = browser.new_page(viewport={"width": 1280, "height": 900}, java_script_enabled=javascript)
+    page.set_default_timeout(20_000)
+    return page
 
 
 def seed() -> dict[str, Any]:
