@@ -111,7 +111,7 @@ HARDWARE: Mapping[str, HardwareSpec] = MappingProxyType({
             l2_bytes=60 << 20,  # what the device reports (torch L2_cache_size)
             peak_flops=_HOPPER_PEAKS,
             source="NVIDIA H200 Tensor Core GPU datasheet, SXM column; sparse figures halved",
-            score_noise=0.026,  # docs/benchmarks/2026-12-03-score-noise-h200-all.md (12 problems)
+            score_noise=0.030,  # docs/benchmarks/2026-12-04-score-noise-h200-launch-gaps.md (12 problems)
         ),
         HardwareSpec(
             slug="b200",

@@ -99,6 +99,14 @@ def test_timing_fidelity_arguments() -> None:
     assert done.returncode == 0 and "--reps" in done.stdout
 
 
+def test_launch_gaps_without_a_gpu(tmp_path: Path) -> None:
+    """It times GPU kernels; on the CPU it says so and writes nothing (its split: test_launch_gaps)."""
+    done = run("launch_gaps.py", str(tmp_path / "out"), "--problem", "attention_decode", "--workloads",
+               "llama3-8b-b1-s4096", "--processes", "1")
+    assert done.returncode == 2 and "no CUDA GPU is visible" in done.stderr
+    assert not (tmp_path / "out").exists()
+
+
 def test_solx_examples(tmp_path: Path) -> None:
     """A SOL-ExecBench-style examples folder with one small problem and its own PyTorch solution."""
     from tests.harness.test_importer import RMSNORM_REFERENCE, sol_execbench_problem

@@ -115,7 +115,7 @@ def test_no_run_for_private_modes_reward_hacks_or_runs_themselves(problem: Probl
     ("cpu", 0.8, 0.8, None, True),  # no noise measured there and no intervals: equal scores only
     ("cpu", 0.8, 0.785, 0.01, True),  # within the two intervals together
     ("cpu", 0.8, 0.775, 0.01, False),
-    ("h200", 0.8, 0.781, None, True),  # within the H200's ±2.6% run-to-run noise
+    ("h200", 0.8, 0.781, None, True),  # within the H200's ±3.0% run-to-run noise
     ("h200", 0.8, 0.77, None, False),
 ])
 def test_a_run_agrees_within_the_boards_noise_band(problem: Problem, hardware: str, first: float,
