@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Sequence
 
 from django.conf import settings
 from django.core.cache import cache
@@ -36,6 +37,7 @@ clock = time.time  # wall time, which every process agrees on; tests move it
 log = logging.getLogger(__name__)
 moved = Signal()  # sent with subjects=[...] once their generations have moved
 _known: dict[str, tuple[float, int]] = {}  # subject -> (time.monotonic() read at, generation)
+_made_at: dict[str, float] = {}  # "subject@generation" -> when that generation was made (never changes)
 PER_PROCESS = ("django.core.cache.backends.locmem.LocMemCache", "django.core.cache.backends.dummy.DummyCache")
 
 
@@ -76,49 +78,65 @@ def _move(subjects: tuple[str, ...]) -> None:
             generation = cache.incr(subject)
             cache.set(f"{subject}@{generation}", now, REMEMBERED)
             _known[subject] = (time.monotonic(), generation)
+            _keep_times({f"{subject}@{generation}": now})
     except Exception:  # pages kept unchecked go stale within their MAX_AGE
         log.warning("page generations unavailable", exc_info=True)
         return
     moved.send(sender=None, subjects=list(subjects))
 
 
-def generations(subjects: list[str]) -> dict[str, int] | None:
+def generations(subjects: list[str], times: Sequence[str] = ()) -> dict[str, int] | None:
     """The subjects' generations (0 where none moved yet), each as read at most REFRESH seconds
     ago; None when the cache does not answer. Those read longer ago are read again together, and
     only they: a page's few subjects in one small round trip, never every subject the process
-    knows (74 boards' generations at once cost about a millisecond, on whichever request did it)."""
+    knows (74 boards' generations at once cost about a millisecond, on whichever request did it).
+    `times`: change times ("subject@generation") to ask for in that round trip, if there is one."""
     now = time.monotonic()
     stale = [s for s in dict.fromkeys(subjects) if s not in _known or now - _known[s][0] >= REFRESH]
     if stale:
+        wanted = [key for key in times if key not in _made_at]
         try:
-            found = cache.get_many(stale)
+            found = cache.get_many(stale + wanted)
         except Exception:
             log.warning("page generations unavailable", exc_info=True)
             return None
         if len(_known) + len(stale) > KNOWN_AT_MOST:
             _known.clear()
         _known.update((subject, (now, found.get(subject, 0))) for subject in stale)
+        _keep_times({key: found[key] for key in wanted if key in found})
     return {subject: _known[subject][1] for subject in subjects}
 
 
 def forget() -> None:
-    """Read every generation afresh next time (tests: another test's cache)."""
+    """Read every generation and change time afresh next time (tests: another test's cache)."""
     _known.clear()
+    _made_at.clear()
 
 
 def first_missed(seen: dict[str, int]) -> float | None:
     """When the first change after the generations `seen` was made; None when there was none; 0.0
-    (long ago) when the cache does not answer or has forgotten it."""
-    now = generations(list(seen))
+    (long ago) when the cache does not answer or has forgotten it. A change's time never changes,
+    so a process keeps the ones it has read; the time of the change that would follow each
+    generation seen is asked for with the generations, so a copy found behind costs one round
+    trip, not two."""
+    following = {subject: f"{subject}@{generation + 1}" for subject, generation in seen.items()}
+    now = generations(list(seen), list(following.values()))
     if now is None:
         return 0.0
-    missed = [f"{subject}@{generation + 1}" for subject, generation in seen.items()
-              if now[subject] != generation]
+    missed = [following[subject] for subject, generation in seen.items() if now[subject] != generation]
     if not missed:
         return None
-    try:
-        times = cache.get_many(missed)
-    except Exception:
-        log.warning("page generations unavailable", exc_info=True)
-        return 0.0
-    return min((times.get(key, 0.0) for key in missed), default=0.0)
+    unknown = [key for key in missed if key not in _made_at]
+    if unknown:
+        try:
+            _keep_times(cache.get_many(unknown))
+        except Exception:
+            log.warning("page generations unavailable", exc_info=True)
+            return 0.0
+    return min(_made_at.get(key, 0.0) for key in missed)
+
+
+def _keep_times(found: dict[str, float]) -> None:
+    if len(_made_at) + len(found) > KNOWN_AT_MOST:
+        _made_at.clear()
+    _made_at.update(found)
