@@ -137,3 +137,12 @@ def test_score_noise(tmp_path: Path) -> None:
     assert again.returncode in (0, 1)
     kept = only_report(tmp_path / "again", "*-score-noise-cpu.json")
     assert kept["problems"][0]["scores"] == row["scores"] and kept["workloads"] == "smoke"
+
+
+def test_sandbox_backends(tmp_path: Path) -> None:
+    """One evaluation under the `none` backend (bubblewrap's and docker's own runs: tests/sandbox)."""
+    out = tmp_path / "backends.json"
+    done = run("sandbox_backends.py", str(out), "--runs", "1", "--backends", "none", timeout=600)
+    assert done.returncode == 0
+    [only] = json.loads(out.read_text())["backends"]["none"]["runs"]
+    assert only["statuses"] == ["PASSED"] and only["workloads"] > 0 and only["seconds"] > 0
