@@ -48,7 +48,7 @@ from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.urls import resolve
 from django.utils.safestring import SafeString
 
-from solarena import changes
+from solarena import change_feed, changes
 
 FRESH = 1.0  # seconds a copy is served without a second thought
 STALE = 2.0  # seconds after which a copy is never served: the bound on showing a change
@@ -137,6 +137,7 @@ def public_page(params: Iterable[str] = (),
                 return HttpResponseRedirect(request.path + (f"?{urlencode(kept)}" if kept else ""))
             if not _anonymous(request):
                 return view(request, *args, **kwargs)
+            change_feed.listen()  # this process trusts what it read until a writer says otherwise
             key = f"response:v2:{name}:{request.path}?{query}"
             if version is None:
                 if request.META.get(REMAKE):

@@ -27,6 +27,8 @@ from django.core.cache import cache
 from django.db import transaction
 from django.dispatch import Signal
 
+from solarena import change_feed
+
 NAMES = "gen:names"
 SITE = "gen:site"
 AGENTS = "gen:agents"
@@ -82,6 +84,7 @@ def _move(subjects: tuple[str, ...]) -> None:
     except Exception:  # pages kept unchecked go stale within their MAX_AGE
         log.warning("page generations unavailable", exc_info=True)
         return
+    change_feed.publish(subjects)
     moved.send(sender=None, subjects=list(subjects))
 
 
@@ -92,7 +95,7 @@ def generations(subjects: list[str], times: Sequence[str] = ()) -> dict[str, int
     knows (74 boards' generations at once cost about a millisecond, on whichever request did it).
     `times`: change times ("subject@generation") to ask for in that round trip, if there is one."""
     now = time.monotonic()
-    stale = [s for s in dict.fromkeys(subjects) if s not in _known or now - _known[s][0] >= REFRESH]
+    stale = [s for s in dict.fromkeys(subjects) if s not in _known or not _current(s, _known[s][0], now)]
     if stale:
         wanted = [key for key in times if key not in _made_at]
         try:
@@ -105,6 +108,10 @@ def generations(subjects: list[str], times: Sequence[str] = ()) -> dict[str, int
         _known.update((subject, (now, found.get(subject, 0))) for subject in stale)
         _keep_times({key: found[key] for key in wanted if key in found})
     return {subject: _known[subject][1] for subject in subjects}
+
+
+def _current(subject: str, read_at: float, now: float) -> bool:
+    return now - read_at < REFRESH or change_feed.trusted(subject, read_at)
 
 
 def forget() -> None:

@@ -26,7 +26,7 @@ from typing import Any
 from django.core.cache import cache
 from django.db import transaction
 
-from solarena import changes
+from solarena import change_feed, changes
 
 LIFETIME = 1.0  # seconds a measure is trusted without a writer's word
 SETTLED = 30.0  # the same, for a subject whose every change a writer reports
@@ -48,35 +48,54 @@ def read(subject: str, measure: Callable[[], tuple[str | None, bool]]) -> str | 
     change to it reported), kept for the next reader."""
     try:
         kept = _kept(subject)
+        value = _valid(subject, kept)
+        if value is None and _read_lately(subject, changes.REFRESH) is False:
+            kept = _kept(subject, again=True)  # another process may have measured it since
+            value = _valid(subject, kept)
     except Exception:  # any backend's failure: measure every time
         log.warning("page stamps unavailable", exc_info=True)
         return measure()[0]
-    generation = kept.get(GENERATION, 0)
-    stamp = kept.get(subject)
-    if stamp is not None:
-        made, its_generation, lifetime, value = stamp
-        if its_generation == generation and made >= kept.get(_dropped(subject), 0.0) \
-                and 0 <= clock() - made < lifetime:
-            return value
+    if value is not None:
+        return value
     made = clock()
     value, settled = measure()
     lifetime = SETTLED if settled and changes.tracked() else LIFETIME
     try:
-        cache.set(subject, (made, generation, lifetime, value), lifetime + 1)
+        cache.set(subject, (made, kept.get(GENERATION, 0), lifetime, value), lifetime + 1)
     except Exception:
         log.warning("page stamps unavailable", exc_info=True)
     _recent.pop(subject, None)  # read again, with any drop made while measuring
     return value
 
 
-def _kept(subject: str) -> dict[str, Any]:
-    """What the shared cache holds of the subject (its stamp, the stamps' generation, its last
-    drop), as this process read it at most changes.REFRESH seconds ago: one small round trip per
-    subject read (a drop here forgets the subject at once; one elsewhere shows that much later).
-    Each subject is read alone: reading every subject read lately at once cost more than a
-    millisecond at a few dozen subjects, on the request that happened to do it."""
+def _valid(subject: str, kept: dict[str, Any]) -> str | None:
+    stamp = kept.get(subject)
+    if stamp is None:
+        return None
+    made, its_generation, lifetime, value = stamp
+    if its_generation == kept.get(GENERATION, 0) and made >= kept.get(_dropped(subject), 0.0) \
+            and 0 <= clock() - made < lifetime:
+        return value
+    return None
+
+
+def _read_lately(subject: str, seconds: float) -> bool | None:
+    """Whether this process read the subject less than `seconds` ago; None if it keeps no reading."""
     recent = _recent.get(subject)
-    if recent is not None and time.monotonic() - recent[0] < changes.REFRESH:
+    return None if recent is None else time.monotonic() - recent[0] < seconds
+
+
+def _kept(subject: str, again: bool = False) -> dict[str, Any]:
+    """What the shared cache holds of the subject (its stamp, the stamps' generation, its last
+    drop), as this process read it at most changes.REFRESH seconds ago, or longer ago while the
+    change feed vouches for it (solarena.change_feed): one small round trip per subject read (a
+    drop here forgets the subject at once; one elsewhere shows when it is heard, or REFRESH later
+    without the feed). Each subject is read alone: reading every subject read lately at once cost
+    more than a millisecond at a few dozen subjects, on the request that happened to do it.
+    `again`: read it now whatever this process keeps."""
+    recent = _recent.get(subject)
+    if not again and recent is not None and (time.monotonic() - recent[0] < changes.REFRESH
+                                             or change_feed.trusted(subject, recent[0])):
         return recent[1]
     read_at = time.monotonic()
     found = cache.get_many([subject, GENERATION, _dropped(subject)])
@@ -98,6 +117,8 @@ def drop(*subjects: str) -> None:
             cache.set_many({_dropped(subject): clock() for subject in subjects}, SETTLED + 1)
         except Exception:  # the stamps die within LIFETIME anyway
             log.warning("page stamps unavailable", exc_info=True)
+            return
+        change_feed.publish(subjects)
 
     _now_and_on_commit(forget)
 
@@ -111,6 +132,8 @@ def drop_all() -> None:
             cache.incr(GENERATION)
         except Exception:
             log.warning("page stamps unavailable", exc_info=True)
+            return
+        change_feed.publish([change_feed.EVERYTHING])
 
     _now_and_on_commit(forget)
 

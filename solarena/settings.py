@@ -187,6 +187,9 @@ if CACHE_URL.startswith(("redis://", "rediss://")):
     }
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+# Writers publish what they changed on Redis, and each web process trusts what it read of the
+# shared cache until it hears otherwise (solarena/change_feed.py); off: it reads again every 0.25 s.
+CHANGE_FEED = env_bool("SOLARENA_CHANGE_FEED", True)
 
 # Where bundled problems live and the secret hidden workloads are drawn with.
 PROBLEMS_DIR = Path(env_str("SOLARENA_PROBLEMS_DIR", str(BASE_DIR / "problems")))

@@ -43,7 +43,7 @@ LAYERS: tuple[tuple[Layer, ...], ...] = (
     (Layer("accounts", ("accounts",)),),
     (Layer("catalog", ("leaderboard",)),),
     (Layer("platform", ("solarena.celery", "solarena.client_address", "solarena.page_stamps",
-                        "solarena.changes", "ops.inspect")),),
+                        "solarena.changes", "solarena.change_feed", "ops.inspect")),),
     (Layer("scoring", ("evaluator.scoring",), django_free=True),),
     (Layer("runner", ("evaluator.jobs", "evaluator.supervise", "evaluator.traces", "evaluator.toolchains",
                       "evaluator.gpus", "evaluator.ncu_runs", "sandbox"), django_free=True),),

@@ -70,6 +70,9 @@ def shared_cache(settings: Any) -> None:
     """A cache every process shares (Redis, a database of this test process's own), as deployed:
     writers' changes (solarena.changes) reach the pages only through one."""
     worker = int(os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw") or 0)
+    # Readings are read again every REFRESH here, as without the change feed (test_change_feed
+    # turns it on): these tests stand in for other processes' writers by writing to the cache.
+    settings.CHANGE_FEED = False
     settings.CACHES = {
         "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
                     "LOCATION": f"redis://127.0.0.1:6379/{8 + worker}"},
