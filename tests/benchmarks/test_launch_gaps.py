@@ -4,22 +4,16 @@ flush) is not the call's, and overlapping kernels are counted once."""
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
 from types import ModuleType
 
 import pytest
 
-SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "launch_gaps.py"
+from tests.benchmarks import scripts
 
 
 @pytest.fixture(scope="module")
 def launch_gaps() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("launch_gaps", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return scripts.load("launch_gaps")
 
 
 def window(call: int, start: float, length: float) -> dict:

@@ -4,24 +4,17 @@ differ only in their own baseline timing score alike, and a workload that did no
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
 from types import ModuleType
 
 import pytest
 
 from evaluator.scoring.score import workload_score
-
-SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "score_noise.py"
+from tests.benchmarks import scripts
 
 
 @pytest.fixture(scope="module")
 def score_noise() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("score_noise", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return scripts.load("score_noise")
 
 
 def run(baseline_ms: float, kernel_ms: float = 2.0, status: str = "PASSED") -> dict:
