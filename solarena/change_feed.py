@@ -53,10 +53,12 @@ class _State:
 _state = _State()
 
 
-def location() -> str | None:
-    """The shared cache's Redis URL; None where the cache is not Redis or the feed is off."""
+def location(listening: bool = True) -> str | None:
+    """The shared cache's Redis URL; None where the cache is not Redis, or (`listening`) where this
+    process is not to listen (CHANGE_FEED off). Writers publish whatever CHANGE_FEED says, so no
+    mix of settings between processes leaves a listener trusting what a writer did not announce."""
     config = settings.CACHES["default"]
-    if not getattr(settings, "CHANGE_FEED", False):
+    if listening and not getattr(settings, "CHANGE_FEED", False):
         return None
     if not config["BACKEND"].endswith("RedisCache"):
         return None
@@ -71,7 +73,7 @@ def channel(url: str) -> str:
 
 def publish(subjects: Iterable[str]) -> None:
     """Tell every listening process that these subjects moved (EVERYTHING: all of them)."""
-    url = location()
+    url = location(listening=False)
     names = list(dict.fromkeys(subjects))
     if url is None or not names:
         return

@@ -135,3 +135,9 @@ def test_a_break_in_listening_reads_again_every_refresh(feed: str) -> None:
         assert changes.generations([BOARD]) == {BOARD: 1}, "read again after REFRESH"
     assert eventually(change_feed.listening), "listening again"
     assert changes.generations([BOARD]) == {BOARD: 1}, "a reading from before the break is not trusted"
+
+
+def test_a_writer_publishes_with_its_own_listening_off(heard: Callable[[], list[str]], settings: Any) -> None:
+    settings.CHANGE_FEED = False  # a worker set so, while the web processes listen
+    changes.changed(BOARD)
+    assert eventually(lambda: BOARD in heard())
