@@ -13,8 +13,9 @@ Only a cache that every process shares (Redis) can carry a writer's word to the 
 with a per-process cache `tracked()` is False and pages fall back to their age alone.
 
 A process reads a subject's generation at most once per REFRESH seconds (a page's subjects in one
-round trip) and sees its own writers' moves at once: another process's change is seen REFRESH
-seconds later at most."""
+round trip), or only when a writer names it where the process hears the change feed
+(solarena.change_feed), and sees its own writers' moves at once: another process's change is seen
+as soon as it is heard, or REFRESH seconds later at most without the feed."""
 
 from __future__ import annotations
 
