@@ -108,7 +108,7 @@ def trusted(subject: str, read_at: float) -> bool:
     word: this process has listened since before it without a break, and heard nothing of the
     subject (or of everything) since."""
     since, now = _state.since, time.monotonic()
-    if since is None or _state.pid != os.getpid() or since > read_at or not settings.CHANGE_FEED:
+    if not listening() or since is None or since > read_at or _state.url != location():
         return False
     if now - read_at >= TRUST_AT_MOST or now - _state.alive_at > 3 * HEALTH_SECONDS:
         return False
@@ -122,12 +122,8 @@ def listener_name() -> str:
 
 
 def listening() -> bool:
+    """Whether this process hears the feed now (its listener subscribed and not broken since)."""
     return _state.since is not None and _state.pid == os.getpid()
-
-
-def stop() -> None:
-    """Stop trusting anything until the listener is back (tests; a broken listening does the same)."""
-    _state.since = None
 
 
 def _publisher(url: str) -> redis.Redis:
