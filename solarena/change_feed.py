@@ -135,25 +135,40 @@ def _publisher(url: str) -> redis.Redis:
 
 def _listen(url: str) -> None:
     me = threading.current_thread()
-    while _state.thread is me:
+    failures = 0
+    while _still_mine(me, url):
         try:
             client = redis.Redis.from_url(url, socket_timeout=HEALTH_SECONDS * 3, socket_connect_timeout=2,
                                           client_name=listener_name())
             with client.pubsub() as pubsub:
                 pubsub.subscribe(channel(url))
-                while _state.thread is me:
+                while _still_mine(me, url):
                     message = pubsub.get_message(timeout=HEALTH_SECONDS)
                     if message is not None:
                         _handle(message)
+                        failures = 0
                     elif time.monotonic() - _state.alive_at > 3 * HEALTH_SECONDS:
                         raise ConnectionError("Redis did not answer the change feed's pings")
                     else:
                         pubsub.ping(PING)  # answered as a message: what tells a quiet feed from a dead one
         except Exception:
-            log.warning("change feed: listening broke; readers read again every REFRESH", exc_info=True)
+            failures += 1
+            log.log(logging.WARNING if failures == 1 else logging.DEBUG,
+                    "change feed: listening broke; readers read again every REFRESH", exc_info=True)
         if _state.thread is me:
             _state.since = None
             time.sleep(RETRY_SECONDS)
+
+
+def _still_mine(me: threading.Thread, url: str) -> bool:
+    """Whether this listener is still the process's, for the cache it names (another takes over
+    when the cache's location changes, as in tests; none where the feed is turned off)."""
+    if _state.thread is not me:
+        return False
+    if location() != url:
+        _state.thread, _state.since = None, None
+        return False
+    return True
 
 
 def _handle(message: dict[str, Any]) -> None:

@@ -141,3 +141,20 @@ def test_a_writer_publishes_with_its_own_listening_off(heard: Callable[[], list[
     settings.CHANGE_FEED = False  # a worker set so, while the web processes listen
     changes.changed(BOARD)
     assert eventually(lambda: BOARD in heard())
+
+
+def test_a_listener_stops_once_its_cache_is_not_the_processs(settings: Any) -> None:
+    """A cache nothing answers (a test's, here) gets a listener that retries; once the settings name
+    another cache, it ends rather than retry (and log) for the rest of the process's life."""
+    settings.CHANGE_FEED = True
+    shared = settings.CACHES
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
+                                   "LOCATION": "redis://127.0.0.1:9/0"}}  # the discard port: nothing listens
+    change_feed.listen()
+    listener = change_feed._state.thread
+    assert listener is not None and listener.is_alive()
+    assert not change_feed.listening()
+    settings.CACHES = shared
+    settings.CHANGE_FEED = False
+    listener.join(timeout=3 * change_feed.RETRY_SECONDS + 3)
+    assert not listener.is_alive()
