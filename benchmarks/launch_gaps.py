@@ -21,7 +21,6 @@ import os
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -127,7 +126,7 @@ def _calls(call: Any, count: int, device: Any, mode: str) -> dict[str, float]:
     import torch
     from torch.autograd.profiler import record_function
 
-    from evaluator.harness.timing import ANNOTATION, flush_l2, profiler_session
+    from evaluator.harness.timing import ANNOTATION, exported_events, flush_l2, profiler_session
 
     scratch_memory = numpy.zeros(HOST_CACHE_BYTES // 8) if mode == "cold_cpu" else None
     pauser = (subprocess.Popen([sys.executable, "-c", PAUSER, str(os.getpid())], stdin=subprocess.PIPE,
@@ -149,36 +148,18 @@ def _calls(call: Any, count: int, device: Any, mode: str) -> dict[str, float]:
     if pauser is not None:
         pauser.stdin.close()
         pauser.wait()
-    with tempfile.TemporaryDirectory() as scratch:
-        path = os.path.join(scratch, "trace.json")
-        prof.export_chrome_trace(path)
-        events = json.loads(Path(path).read_text())["traceEvents"]
-    return _split(events, count)
+    return _split(exported_events(prof), count)
 
 
 def _split(events: list[dict[str, Any]], count: int) -> dict[str, float]:
-    windows = {}
-    for e in events:
-        name = str(e.get("name", ""))
-        if e.get("cat") == "user_annotation" and name.startswith("solarena_timed_call_"):
-            windows[int(name.rsplit("_", 1)[1])] = (float(e["ts"]), float(e["ts"]) + float(e["dur"]))
-    launches: dict[int, tuple[int, float]] = {}  # correlation -> (call, launch start)
-    for e in events:
-        correlation = (e.get("args") or {}).get("correlation")
-        if e.get("cat") in ("cuda_runtime", "cuda_driver") and correlation is not None:
-            ts = float(e["ts"])
-            inside = next((i for i, (lo, hi) in windows.items() if lo <= ts <= hi), None)
-            if inside is not None:
-                launches[correlation] = (inside, ts)
+    """Each call's activities as the harness attributes them (timing.call_activities), split."""
+    from evaluator.harness.timing import call_activities
+
     per_call: dict[int, list[tuple[float, float, float]]] = {}
-    for e in events:
-        if e.get("cat") not in ("kernel", "gpu_memcpy", "gpu_memset"):
-            continue
-        correlation = (e.get("args") or {}).get("correlation")
-        if correlation in launches:
-            index, launched_at = launches[correlation]
-            start = float(e["ts"])
-            per_call.setdefault(index, []).append((start, start + float(e.get("dur", 0)), launched_at))
+    for index, activities in call_activities(events).items():
+        launched = [(a.start, a.end, a.launched_at) for a in activities if a.launched_at is not None]
+        if launched:
+            per_call[index] = launched
     spans, busy, gaps, launch_spread, queue = [], [], [], [], []
     for index in range(count):
         work = sorted(per_call.get(index, []))

@@ -269,12 +269,16 @@ def activity_spans(prof: Any, count: int) -> list[float | None]:
 
 def exported_spans(prof: Any, count: int) -> list[float | None]:
     """activity_spans from the session's exported trace (times to the nanosecond)."""
+    return trace_spans(exported_events(prof), count)
+
+
+def exported_events(prof: Any) -> list[dict[str, Any]]:
+    """The session's records as its exported trace has them (times to the nanosecond)."""
     with tempfile.TemporaryDirectory() as scratch:
         path = os.path.join(scratch, "trace.json")
         prof.export_chrome_trace(path)
         with open(path) as fh:
-            events = json.load(fh)["traceEvents"]
-    return trace_spans(events, count)
+            return json.load(fh)["traceEvents"]
 
 
 def _in_memory_events(prof: Any) -> list[dict[str, Any]]:
@@ -308,6 +312,24 @@ def _category(event: Any) -> str | None:
 
 
 def trace_spans(events: list[dict[str, Any]], count: int) -> list[float | None]:
+    """Per timed call: ms from the first start to the last end of its GPU activities
+    (call_activities); None where it launched none."""
+    per_call = call_activities(events)
+    spans: list[float | None] = []
+    for index in range(count):
+        inside = per_call.get(index)
+        spans.append((max(a.end for a in inside) - min(a.start for a in inside)) / 1e3 if inside else None)
+    return spans
+
+
+@dataclass(frozen=True)
+class Activity:
+    start: float  # microseconds, the trace's clock
+    end: float
+    launched_at: float | None  # when its runtime or driver call started; None where none is on record
+
+
+def call_activities(events: list[dict[str, Any]]) -> dict[int, list[Activity]]:
     """A call's GPU activities are those launched inside its window: the kernel, copy or memset
     whose runtime or driver call (matched by correlation id) started there, as SOL-ExecBench
     counts them. Whatever the harness launched before the window (the L2 flush, destination
@@ -319,13 +341,13 @@ def trace_spans(events: list[dict[str, Any]], count: int) -> list[float | None]:
         name = str(e.get("name", ""))
         if e.get("cat") == "user_annotation" and name.startswith(ANNOTATION):
             windows[int(name[len(ANNOTATION):])] = (float(e["ts"]), float(e["ts"]) + float(e["dur"]))
-    launched: dict[int, int | None] = {}  # correlation id -> the window it was launched in, if any
+    launched: dict[int, tuple[int | None, float]] = {}  # correlation id -> (its window, if any; when)
     for e in events:
         correlation = (e.get("args") or {}).get("correlation")
         if e.get("cat") in LAUNCHES and correlation is not None:
             ts = float(e["ts"])
-            launched[correlation] = next((i for i, (lo, hi) in windows.items() if lo <= ts <= hi), None)
-    per_call: dict[int, list[tuple[float, float]]] = {}
+            launched[correlation] = (next((i for i, (lo, hi) in windows.items() if lo <= ts <= hi), None), ts)
+    per_call: dict[int, list[Activity]] = {}
     for e in events:
         if e.get("cat") not in GPU_ACTIVITY:
             continue
@@ -333,16 +355,13 @@ def trace_spans(events: list[dict[str, Any]], count: int) -> list[float | None]:
         end = start + float(e.get("dur", 0))
         correlation = (e.get("args") or {}).get("correlation")
         if correlation in launched:
-            index = launched[correlation]
+            index, launched_at = launched[correlation]
         else:  # no launch on record: whatever ran inside a window is that call's
             index = next((i for i, (lo, hi) in windows.items() if lo <= start and end <= hi), None)
+            launched_at = None
         if index is not None:
-            per_call.setdefault(index, []).append((start, end))
-    spans: list[float | None] = []
-    for index in range(count):
-        inside = per_call.get(index)
-        spans.append((max(t for _, t in inside) - min(s for s, _ in inside)) / 1e3 if inside else None)
-    return spans
+            per_call.setdefault(index, []).append(Activity(start, end, launched_at))
+    return per_call
 
 
 def stray_launches(events: list[dict[str, Any]]) -> int:
