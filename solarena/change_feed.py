@@ -108,7 +108,7 @@ def trusted(subject: str, read_at: float) -> bool:
     word: this process has listened since before it without a break, and heard nothing of the
     subject (or of everything) since."""
     since, now = _state.since, time.monotonic()
-    if not listening() or since is None or since > read_at or _state.url != location():
+    if since is None or since > read_at or _state.pid != os.getpid() or _state.url != location():
         return False
     if now - read_at >= TRUST_AT_MOST or now - _state.alive_at > 3 * HEALTH_SECONDS:
         return False

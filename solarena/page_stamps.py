@@ -49,8 +49,9 @@ def read(subject: str, measure: Callable[[], tuple[str | None, bool]]) -> str | 
     try:
         kept = _kept(subject)
         value = _valid(subject, kept)
-        if value is None and _read_lately(subject, changes.REFRESH) is False:
-            kept = _kept(subject, again=True)  # another process may have measured it since
+        recent = _recent.get(subject)
+        if value is None and recent is not None and time.monotonic() - recent[0] >= changes.REFRESH:
+            kept = _kept(subject, again=True)  # kept on the feed's word: another process may have measured it
             value = _valid(subject, kept)
     except Exception:  # any backend's failure: measure every time
         log.warning("page stamps unavailable", exc_info=True)
@@ -77,12 +78,6 @@ def _valid(subject: str, kept: dict[str, Any]) -> str | None:
             and 0 <= clock() - made < lifetime:
         return value
     return None
-
-
-def _read_lately(subject: str, seconds: float) -> bool | None:
-    """Whether this process read the subject less than `seconds` ago; None if it keeps no reading."""
-    recent = _recent.get(subject)
-    return None if recent is None else time.monotonic() - recent[0] < seconds
 
 
 def _kept(subject: str, again: bool = False) -> dict[str, Any]:
