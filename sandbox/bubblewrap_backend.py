@@ -22,6 +22,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from .base import Limits, init_exit_status
+from .cgroup import TASK_LIMIT
 from .disk_usage import private_filesystems_bytes
 from .gpu_devices import device_nodes
 from .process_tree import TreeUsage
@@ -33,9 +34,6 @@ HARNESS_PACKAGE = Path(__file__).resolve().parent.parent / "evaluator"
 WORKING_DIR = "/var/empty"
 # Memory-backed filesystems of the sandbox's own, counted against its memory limit.
 MEMORY_MOUNTS = ("/tmp", "/dev/shm")
-# Tasks (processes and threads) of the sandbox's user: a hard stop for fork bombs behind the
-# process-count watch, high enough for torch's thread pools.
-TASK_LIMIT = 4096
 
 
 class BubblewrapUnavailable(RuntimeError):

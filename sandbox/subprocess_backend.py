@@ -1,6 +1,7 @@
 """The `none` backend: a plain child process in its own session, with rlimits, a wall clock, and a
 watch on the memory and the number of processes of its whole tree and on the disk used in its
-job directory; a cgroup v2 memory limit besides where the host delegates one (cgroup.py).
+job directory; besides, where the host lets this process make cgroups (cgroup.py), kernel limits
+on the memory and the tasks of the whole tree, and a freezer for the solution's side.
 
 It isolates crashes, hangs and bombs, not malicious code: for a researcher's own machine only.
 """
@@ -21,7 +22,7 @@ from pathlib import Path
 from typing import IO
 
 from .base import OUTPUT_CAP, Limits, RunResult, Watchdog, memory_reason
-from .cgroup import MemoryCgroup
+from .cgroup import FREEZER_ENV, RunCgroup
 from .disk_usage import CHECK_SECONDS, HeldOpen, JobDirQuota, held_open
 from .process_tree import TreeUsage, tree_usage
 
@@ -37,6 +38,7 @@ class _Watch:
     quota: JobDirQuota
     watchdog: Watchdog | None
     job_device: int
+    group: RunCgroup | None = None
     held: HeldOpen = field(default_factory=HeldOpen)
     next_held_check: float = 0.0
 
@@ -65,22 +67,28 @@ class SubprocessBackend:
         stdin_data: bytes = b"",
         stdout_path: Path | None = None,
     ) -> RunResult:
-        watch = _Watch(time.monotonic(), limits, JobDirQuota(Path(job_dir), limits.job_dir_bytes), watchdog,
-                       os.stat(job_dir).st_dev)
         rlimits = self.rlimits(limits)
-        group = MemoryCgroup.create(limits)
+        group = RunCgroup.create(limits)
+        watch = _Watch(time.monotonic(), limits, JobDirQuota(Path(job_dir), limits.job_dir_bytes), watchdog,
+                       os.stat(job_dir).st_dev, group)
         with tempfile.TemporaryFile() as captured, tempfile.TemporaryFile() as err, \
                 _output(stdout_path, captured) as out, _empty_directory() as cwd, _removed(group):
-            proc = subprocess.Popen(
-                self.command(argv, job_dir, env, limits), cwd=cwd, env=self.environment(env),
-                stdout=out, stderr=err, stdin=subprocess.PIPE, start_new_session=True,
-                preexec_fn=lambda: _prepare(rlimits, group),
-            )
+            handles, env = _freezer_handles(group, env)
+            try:
+                proc = subprocess.Popen(
+                    self.command(argv, job_dir, env, limits), cwd=cwd, env=self.environment(env),
+                    stdout=out, stderr=err, stdin=subprocess.PIPE, start_new_session=True,
+                    preexec_fn=lambda: _prepare(rlimits, group), pass_fds=handles,
+                )
+            finally:
+                for fd in handles:
+                    os.close(fd)
             threading.Thread(target=_feed, args=(proc.stdin, stdin_data), daemon=True).start()
             ended_by, reason = self._follow(proc, watch)
             code = proc.wait()
             _kill_group(proc)  # anything the command left behind in its session
-            if ended_by == "exit" and group is not None and group.oom_killed():
+            at_limit = group is not None and (group.oom_killed() or (code != 0 and group.limit_hit()))
+            if ended_by == "exit" and at_limit:
                 ended_by, reason = "memory", memory_reason(limits)
             exit_code, signal_number = self.exit_status(code)
             return RunResult(
@@ -113,6 +121,8 @@ class SubprocessBackend:
         held = watch.held_open(usage)
         if limits.memory_bytes and self.memory_used(proc.pid, usage) + held.memfd_bytes > limits.memory_bytes:
             return "memory", memory_reason(limits)
+        if watch.group is not None and limits.memory_bytes and watch.group.oom_killed():
+            return "memory", memory_reason(limits)
         if watch.quota.exceeded(held.unlinked_bytes):
             return "disk", watch.quota.reason
         if watch.watchdog is not None and watch.watchdog():
@@ -144,7 +154,15 @@ class SubprocessBackend:
         return result
 
 
-def _prepare(rlimits: list[tuple[int, int]], group: MemoryCgroup | None) -> None:
+def _freezer_handles(group: RunCgroup | None, env: Mapping[str, str]) -> tuple[list[int], Mapping[str, str]]:
+    """The solution's cgroup's descriptors for the command, and its environment naming them."""
+    if group is None:
+        return [], env
+    handles, value = group.freezer_handles()
+    return handles, {**env, FREEZER_ENV: value}
+
+
+def _prepare(rlimits: list[tuple[int, int]], group: RunCgroup | None) -> None:
     """In the child, before exec: its rlimits, and its cgroup where there is one."""
     for which, value in rlimits:
         resource.setrlimit(which, (value, value))
@@ -153,7 +171,7 @@ def _prepare(rlimits: list[tuple[int, int]], group: MemoryCgroup | None) -> None
 
 
 @contextlib.contextmanager
-def _removed(group: MemoryCgroup | None) -> Iterator[None]:
+def _removed(group: RunCgroup | None) -> Iterator[None]:
     try:
         yield
     finally:

@@ -3,28 +3,35 @@ numbers. A plain library: it never imports Django and never computes a score.
 
 Two processes, one trusted (docs/security.md has the whole trust boundary):
 
-    reporter (trusted)          __main__  reporter  solution_process  processes  calibration
-    solution's process          executor  integrity  fallback
+    reporter (trusted)          __main__  reporter  solution_process  processes  freezer
+                                calibration  gpu_bracket
+    solution's process          solution_main  executor  integrity  fallback  seccomp
     (untrusted once the solution is imported; only what the reporter checks counts)
-    shared, pure helpers        problem  expr  hidden  importer  inputs  checks  timing
-                                modules  status  l2  gpu_clock  environment  calibrate
-                                profiling  ncu
+    shared, pure helpers        problem  expr  hidden  importer  inputs  checks  timing  channel
+                                buffers  stream_ops  modules  status  l2  gpu_clock  environment
+                                calibrate  profiling  ncu
 
-The protocol. Requests go down pickled, replies come up as JSON; every message up is validated
-and anything else is a forgery (REWARD_HACK).
+The protocol. JSON both ways on one socket pair (channel.py): nothing is pickled, no key is
+shared, and every message up is validated; anything else is a forgery (REWARD_HACK). Buffers are
+shared as an anonymous memory file (CPU) or CUDA IPC handles (GPU), described in JSON (buffers.py).
 
-    prepare(device, null problem)  before any user code: warm up, snapshot the harness's own
-                                   functions and threads; then the reporter times the null
-                                   problem through ordinary calls (its fixed cost per call)
+    prepare(device, null problem)  before any user code: warm up, install the seccomp filter,
+                                   snapshot the harness's own functions and threads; then the
+                                   reporter times the null problem through ordinary calls (its
+                                   fixed cost per call)
     load(definition, solution)     import the solution
-    workload(axes, inputs, buffers)    the shared input and output buffers of one workload
+    workload(axes, inputs, buffers, signals)   the shared buffers of one workload (on a GPU, the
+                                   words its stream and the reporter's exchange: gpu_bracket.py)
     call(count, timed)             a batch; each call of it runs as:
-        -> ready        the solution's process waits; the reporter pauses it, draws the call's
-                        inputs into the shared input buffers (and flushes the L2)
-        <- go(scalars)  the reporter starts its clock and resumes the solution's side
-        -> done         the outputs are in the shared output buffers: the clock stops, the
-                        solution's side is paused, the reporter checks the outputs against its
-                        own reference and that no thread or process of the solution's is left
+        -> ready        the solution's process waits; the reporter pauses its side, draws the
+                        call's inputs (on a GPU, queues its own stream's bracket of the call,
+                        which copies them in and flushes the L2 once the solution's stream is
+                        ready, and freezes the outputs once that stream says done)
+        <- go(scalars, ticket)   the reporter starts its clock and resumes the solution's side
+        -> done         the outputs are in the shared output buffers: the reporter pauses the
+                        solution's side, stops its clock, checks the outputs as they were at the
+                        done against its own reference, and that no thread or process of the
+                        solution's is left
         <- next | stop
         -> reply(samples | failure)    the times the process measured inside (GPU activity),
                                        held afterwards to the reporter's clock
@@ -34,9 +41,9 @@ and anything else is a forgery (REWARD_HACK).
 
 The solution's side runs only while a call is on the reporter's clock, or while it holds
 nothing of use (no inputs of a call yet); the reference and the baseline are timed with it
-paused.
+paused (and, on a GPU, none of its work left running).
 """
 
 # The instrument's version, recorded on every evaluation it measures. Raise it with any change that
 # can alter a verdict or a time; `manage.py rescore --top N` then re-runs each board's leaders.
-HARNESS_VERSION = "2026.12.02"
+HARNESS_VERSION = "2026.12.05"

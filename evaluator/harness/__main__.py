@@ -6,9 +6,10 @@ JSON object a line, as the run goes (environment, start and result of each workl
 whoever supervises the run knows how far it got if it dies.
 
 This process is the reporter. Before anything else it takes standard output for itself (the
-solution's process, started later, inherits standard error in its place) and makes itself
+solution's process, started later, inherits standard error in its place), makes itself
 non-dumpable, so the solution's process can neither write on the results channel nor read this
-process's memory through /proc.
+process's memory or descriptors through /proc, and takes the cgroup freezer the sandbox handed
+it, if any, out of the environment (freezer.py).
 """
 
 from __future__ import annotations
@@ -31,6 +32,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     channel = _take_stdout()
     _not_dumpable()
+    from .freezer import Freezer
+
+    freezer = Freezer.from_environment()
     spec = json.loads(sys.stdin.buffer.read())
 
     from .reporter import Job, run_job  # after the channel is private: importing torch is slow
@@ -42,7 +46,7 @@ def main(argv: list[str] | None = None) -> int:
         channel.write(json.dumps(_finite(event), allow_nan=False, default=str) + "\n")
         channel.flush()
 
-    run_job(job, emit, skip=args.skip)
+    run_job(job, emit, skip=args.skip, freezer=freezer)
     return 0
 
 

@@ -1,29 +1,23 @@
-"""Holding the solution's reported times to the reporter's own clock (trusted side).
+"""Holding the solution's reported times to the reporter's own clocks (trusted side).
 
-The solution's process reports each call's GPU activity span; nothing stops code in that process
-from reporting less. The reporter clocks every call itself, from the go it sends to the done it
-receives, so it sees the whole call plus its own fixed costs: two messages, the harness's window,
-the copy of the outputs into the reporter's buffers. Those costs are measured before any user
-code is loaded, on the harness's own null problem run through the very same gated calls
-(`NULL_DEFINITION`); the copy is measured by the reporter per workload. What the outside clock
-saw beyond them and beyond the reported time is time the activity records do not account for:
-honest code has a little (its host work before its first kernel starts and after its last one
-ends); a report lowered by code in the solution's process, or work moved outside the reported
-window, has more. Above `ALLOWED_MS` plus `ALLOWED_SHARE` of the reported time it is
-REWARD_HACK; for a solution in one of `HOST_WORK_LANGUAGES` it is either
+On a GPU the solution's process reports each call's GPU activity span (CUPTI through torch's
+profiler); nothing stops code in that process from reporting less. The reporter brackets every
+call on the GPU itself (gpu_bracket.py): its own stream's events give each call a bound the
+solution's side can only raise, the GPU time from the call's inputs being in place to its
+outputs being handed over. Beyond the call's own span the bound holds a fixed part (the two
+contexts taking turns, the wait for the go, the done word), which the reporter measures before
+any user code is loaded, on the harness's own null problem run through the very same gated
+calls (`NULL_DEFINITION`): the `overhead`. Each call then scores
 
-- host work, charged: the solution's side used at least that much CPU time during the call
-  besides waiting for the GPU at the end of the call's window (the kernel's per-process CPU
-  clocks, read by the reporter while the side is paused, less the wait the timing code reports;
-  the harness's own CPU time per call, measured on the null problem, taken off). Such a call's
-  time is the outside clock's less the harness's costs, not the reported one: a library that
-  creates a handle on every call pays for it;
-- or REWARD_HACK: the time went neither to reported GPU activity nor to work on the CPU, so the
-  GPU ran work the report leaves out.
+    max(reported, bound - overhead - allowance),   allowance = max(ALLOWED_MS, ALLOWED_SHARE * reported)
 
-Either way no call is scored below the outside clock less the allowance: the sorting rests on
-what the process reports about its wait, but a process that lowers its report and claims less
-wait (or keeps the CPU busy) to look like host work is charged the time it hid.
+so a report lowered by code in the solution's process, work moved outside the span, or host
+work that keeps the GPU waiting (a handle made on every call) is charged back, all but the
+allowance. A report beyond the bracket itself (more GPU time than the GPU saw) is a forgery.
+
+On the CPU the score is the reporter's clock itself, from its go until the solution's side is
+paused again after the call's done (so that nothing of the solution's can still write its
+outputs unclocked), less the least fixed cost of a call measured on the null problem.
 """
 
 from __future__ import annotations
@@ -32,16 +26,11 @@ import statistics
 from dataclasses import dataclass
 from typing import Any
 
-import torch
+from .gpu_bracket import CallBracket
 
-# Languages whose libraries commonly do host work on every call (cuDNN creates and destroys a
-# handle, plans a graph): time beyond the allowance that CPU time covers is charged. Elsewhere
-# honest code has no such work, and any time beyond the allowance is REWARD_HACK. Declaring one
-# of these gains a forger nothing: hidden time is charged back.
-HOST_WORK_LANGUAGES = frozenset({"cudnn"})
-ALLOWED_MS = 0.05  # host work of an honest call outside its first to last kernel
-ALLOWED_SHARE = 0.1  # of the reported time: what scales with the call (clock changes, ...)
-SPREAD_FACTOR = 5.0  # on a host whose own costs vary more, the allowance follows their spread
+ALLOWED_MS = 0.005  # what a call's report may fall short of the bound: 5 us ...
+ALLOWED_SHARE = 0.1  # ... or 10% of the reported time, whichever is more
+BRACKET_SLACK_MS = 0.002  # a span may exceed the bracket by the clocks' rounding only
 
 NULL_DEFINITION: dict[str, Any] = {
     "name": "solarena_null",
@@ -60,116 +49,102 @@ NULL_TIMING: dict[str, Any] = {"warmup": 20, "min_iterations": 40, "max_iteratio
 
 
 @dataclass(frozen=True)
-class CallClock:
-    """One timed call: the reporter's clock of it, the GPU time the solution's process reported,
-    and the CPU time the solution's side used meanwhile, less what it says it spent waiting for
-    the GPU at the window's end (ms)."""
+class GpuCall:
+    """One timed call on a GPU: the span the solution's process reported and the reporter's own
+    bracket of it (ms)."""
 
-    outside_ms: float
-    reported_ms: float
-    cpu_ms: float
+    reported_ms: float | None
+    bracket: CallBracket
+    bound_ms: float  # the bracket's bound with this workload's prelude reference
+
+    @property
+    def excess_ms(self) -> float:
+        return self.bound_ms - (self.reported_ms or 0.0)
 
 
 @dataclass(frozen=True)
 class Calibration:
-    """The reporter's fixed cost of one gated call beyond what the call itself reports, in ms:
-    the median over the null problem's timed calls, and the least of them; and the CPU time the
-    harness's own code in the solution's process uses per call."""
+    """The harness's own fixed costs, measured on the null problem before the import (ms).
+
+    overhead_ms: on a GPU, the median of how far each call's bound exceeded its span; spread_ms:
+    how much that varied (between the quartiles). least_ms: on the CPU, the least of the
+    reporter's clock of a call beyond what the call itself took inside."""
 
     overhead_ms: float
+    spread_ms: float
     least_ms: float
-    spread_ms: float  # between the quartiles
-    cpu_ms: float
     calls: int
 
     @classmethod
-    def from_calls(cls, calls: list[CallClock]) -> Calibration:
-        """calls: the null problem's timed calls."""
-        extra = [max(c.outside_ms - c.reported_ms, 0.0) for c in calls]
-        quartiles = statistics.quantiles(extra, n=4) if len(extra) > 1 else [0.0, 0.0, 0.0]
-        cpu = statistics.median(c.cpu_ms for c in calls) if calls else 0.0
-        return cls(statistics.median(extra), min(extra), quartiles[2] - quartiles[0], cpu, len(extra))
+    def from_gpu_calls(cls, calls: list[GpuCall]) -> Calibration:
+        excess = [c.excess_ms for c in calls]
+        return cls(statistics.median(excess), _spread(excess), 0.0, len(calls))
 
-    @property
-    def allowed_ms(self) -> float:
-        return max(ALLOWED_MS, SPREAD_FACTOR * self.spread_ms)
+    @classmethod
+    def from_cpu_calls(cls, outside_minus_inside: list[float]) -> Calibration:
+        extra = [max(e, 0.0) for e in outside_minus_inside]
+        return cls(statistics.median(extra), _spread(extra), min(extra), len(extra))
+
+
+def allowance_ms(reported_ms: float | None) -> float:
+    return max(ALLOWED_MS, ALLOWED_SHARE * (reported_ms or 0.0))
+
+
+def scored_ms(call: GpuCall, calibration: Calibration) -> float:
+    """The call's time: its report, or the reporter's bound less the harness's own costs and the
+    allowance where the report falls short of that."""
+    floor = call.bound_ms - calibration.overhead_ms
+    if call.reported_ms is None:  # no GPU activity in the window: the bound is all there is
+        return max(floor, 0.0)
+    return max(call.reported_ms, floor - allowance_ms(call.reported_ms))
+
+
+def beyond_bracket(call: GpuCall) -> bool:
+    """A reported span longer than the reporter's bracket of the whole call: a forged report."""
+    return (call.reported_ms or 0.0) > call.bracket.bracket_ms + BRACKET_SLACK_MS
 
 
 @dataclass(frozen=True)
-class Unaccounted:
-    """What the outside clock saw of a workload's timed calls that the reported times do not
-    account for, beyond the harness's own costs; what is allowed; and the CPU time the solution's
-    side used per call beyond the harness's own."""
+class Held:
+    """A workload's timed calls held to the reporter's GPU clock: the figures beside its timing
+    (`timing.outside` in the result document)."""
 
-    outside_ms: float  # median of the reporter's clock of each call
-    reported_ms: float  # median of the reported times
-    unaccounted_ms: float  # median of (outside - reported) less the harness's costs
-    allowed_ms: float
-    overhead_ms: float  # the harness's fixed cost per call (Calibration.overhead_ms)
-    spread_ms: float  # how much that cost varied (Calibration.spread_ms)
-    copy_ms: float  # handing the outputs over
-    host_cpu_ms: float  # median CPU time of the solution's side per call, less the harness's own
-    charges_host_work: bool = False  # the solution's language does host work per call (HOST_WORK_LANGUAGES)
+    reported_ms: float  # median of the reported spans
+    bound_ms: float  # median of the bounds less the harness's overhead
+    excess_ms: float  # median of how far the bound (less the overhead) exceeded the report
+    allowance_ms: float  # median of the calls' allowances
+    charged_ms: float  # median of what was added to the reports
+    charged_calls: int  # calls whose report fell short of the bound by more than the allowance
+    overhead_ms: float
+    spread_ms: float
+    prelude_ref_ms: float
+    calls: int
 
-    @property
-    def beyond_allowance(self) -> bool:
-        return self.unaccounted_ms > self.allowed_ms
-
-    @property
-    def tampered(self) -> bool:
-        """Time beyond the allowance that the solution's CPU time does not cover."""
-        if not self.charges_host_work:
-            return self.beyond_allowance
-        return self.beyond_allowance and self.host_cpu_ms < self.unaccounted_ms - self.allowed_ms
-
-    @property
-    def charged_ms(self) -> float:
-        """Host work per call to add to the reported time (0 unless beyond the allowance)."""
-        return self.unaccounted_ms if self.beyond_allowance and not self.tampered else 0.0
-
-    def to_json(self) -> dict[str, float]:
-        return {**{k: round(v, 6) for k, v in vars(self).items() if k != "charges_host_work"},
-                "charged_ms": round(self.charged_ms, 6)}
-
-    def message(self) -> str:
-        return (f"the solution's process reported {self.reported_ms:.4g} ms per call, but the harness's "
-                f"own clock saw {self.outside_ms:.4g} ms: {self.unaccounted_ms:.4g} ms per call beyond "
-                f"its own costs that neither reported GPU activity nor the {self.host_cpu_ms:.4g} ms of "
-                f"CPU time the solution's side used accounts for (at most {self.allowed_ms:.4g} ms "
-                "allowed): the timing report was tampered with, or work ran outside the timed window")
+    def to_json(self) -> dict[str, Any]:
+        return {"clock": "gpu_bracket", **{k: (round(v, 6) if isinstance(v, float) else v)
+                                           for k, v in vars(self).items()}}
 
 
-def unaccounted(calls: list[CallClock], calibration: Calibration, copy_ms: float,
-                charges_host_work: bool = False) -> Unaccounted:
-    """calls: each timed call of a workload; copy_ms: what copying its outputs into the
-    reporter's buffers costs; charges_host_work: the solution's language is one whose libraries
-    do host work per call (HOST_WORK_LANGUAGES)."""
-    outside = statistics.median(c.outside_ms for c in calls)
-    reported = statistics.median(c.reported_ms for c in calls)
-    extra = statistics.median(c.outside_ms - c.reported_ms for c in calls) - calibration.overhead_ms - copy_ms
-    host = statistics.median(c.cpu_ms for c in calls) - calibration.cpu_ms
-    return Unaccounted(outside, reported, max(extra, 0.0), calibration.allowed_ms + ALLOWED_SHARE * reported,
-                       calibration.overhead_ms, calibration.spread_ms, copy_ms, max(host, 0.0),
-                       charges_host_work)
+def hold(calls: list[GpuCall], calibration: Calibration, prelude_ref_ms: float) -> Held:
+    scored = [scored_ms(c, calibration) for c in calls]
+    reported = [c.reported_ms or 0.0 for c in calls]
+    return Held(
+        reported_ms=statistics.median(reported),
+        bound_ms=statistics.median(c.bound_ms - calibration.overhead_ms for c in calls),
+        excess_ms=statistics.median(c.bound_ms - calibration.overhead_ms - r
+                                    for c, r in zip(calls, reported, strict=True)),
+        allowance_ms=statistics.median(allowance_ms(c.reported_ms) for c in calls),
+        charged_ms=statistics.median(s - r for s, r in zip(scored, reported, strict=True)),
+        charged_calls=sum(1 for s, r in zip(scored, reported, strict=True) if s > r),
+        overhead_ms=calibration.overhead_ms,
+        spread_ms=calibration.spread_ms,
+        prelude_ref_ms=prelude_ref_ms,
+        calls=len(calls),
+    )
 
 
-def copy_cost_ms(buffers: list[torch.Tensor], device: torch.device, repeats: int = 5) -> float:
-    """The least time this process takes to copy tensors like `buffers` on `device` and wait for
-    it: what the solution's process spends, on the reporter's clock, handing its outputs over."""
-    from time import perf_counter
-
-    if device.type != "cuda":
-        return 0.0  # a CPU call's latency is the outside clock itself, copy included
-    sources = [torch.empty_like(b) for b in buffers]
-    copy, wait = float("inf"), float("inf")
-    for _ in range(repeats):
-        torch.cuda.synchronize(device)
-        started = perf_counter()
-        for target, source in zip(buffers, sources, strict=True):
-            target.copy_(source)
-        torch.cuda.synchronize(device)
-        copy = min(copy, (perf_counter() - started) * 1e3)
-        started = perf_counter()
-        torch.cuda.synchronize(device)
-        wait = min(wait, (perf_counter() - started) * 1e3)
-    return max(copy - wait, 0.0)  # the wait itself is in the calibration already
+def _spread(values: list[float]) -> float:
+    if len(values) < 2:
+        return 0.0
+    quartiles = statistics.quantiles(values, n=4)
+    return quartiles[2] - quartiles[0]

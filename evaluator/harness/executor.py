@@ -4,8 +4,11 @@ process, times each call from inside, and copies every output into the reporter'
 buffers. It never sees the run's seed, the expected outputs, or the results channel, and it makes
 no inputs of its own. It answers in JSON, and the reporter checks everything it says.
 
-Requests (pickled by the reporter, which this process trusts): prepare, load, workload, call,
+Started by the reporter as `python -P -s -m evaluator.harness.solution_main CHANNEL_FD ARENA_FD`.
+Requests (JSON, from the reporter, which this process trusts): prepare, load, workload, call,
 exit; a call is driven by go / next messages (see the package's docstring for the protocol).
+Before the solution is imported this process installs the harness's seccomp filter on itself
+(seccomp.py): nothing started from here on can trace, read or write another process.
 """
 
 from __future__ import annotations
@@ -13,8 +16,8 @@ from __future__ import annotations
 import contextlib
 import errno
 import importlib
-import json
 import os
+import socket
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -23,7 +26,9 @@ from typing import Any
 import torch
 from torch.autograd.profiler import profile
 
-from . import status
+from . import seccomp, status, stream_ops
+from .buffers import HostArena, attach_cuda
+from .channel import Channel, ChannelClosed
 from .checks import CheckResult, as_output_list, check_structure
 from .fallback import Tripwires, named_in_source
 from .inputs import empty_outputs, scrub
@@ -32,9 +37,10 @@ from .l2 import reset_persisting_l2
 from .modules import LoadedSolution, SolutionLoadError, describe_exception, is_compile_error, load_solution
 from .problem import Definition, definition_from_json
 from .profiling import TOOLS, Recorder
-from .timing import StrayGpuWork, flush_l2, profiler_session, time_batch
+from .timing import StrayGpuWork, profiler_session, time_batch
 
 MAX_REPLY = 1 << 20
+MAX_REQUEST = 64 << 20
 # The exit status of this process when it ran out of memory between the solution's calls.
 OUT_OF_MEMORY_EXIT = 86
 
@@ -46,8 +52,9 @@ class Failure(Exception):
 
 
 class Executor:
-    def __init__(self, conn: Any) -> None:
-        self.conn = conn
+    def __init__(self, channel: Channel, arena: HostArena) -> None:
+        self.channel = channel
+        self.arena = arena
         self.guard: Guard | None = None
         self.solution: LoadedSolution | None = None
         self.definition: Definition | None = None
@@ -56,10 +63,13 @@ class Executor:
         self.inputs: list[torch.Tensor | None] = []
         self.buffers: list[list[torch.Tensor]] = []
         self.tripwires: Tripwires | None = None
+        self.signals: dict[str, int] = {}  # on a GPU: the addresses of the ready, go and done words
+        self._words: torch.Tensor | None = None
+        self.ticket = 0  # the running call's, as the reporter numbered it
 
     def serve(self) -> None:
         while True:
-            request = self.conn.recv()
+            request = self.channel.receive(MAX_REQUEST)
             op = request.get("op")
             if op == "exit":
                 return
@@ -69,17 +79,23 @@ class Executor:
             self.say({"kind": "reply", "nonce": request.get("nonce"), **reply})
 
     def say(self, message: dict[str, Any]) -> None:
-        self.conn.send_bytes(json.dumps(message, allow_nan=False, default=str).encode()[:MAX_REPLY])
+        self.channel.send(message, default=str)
 
     def prepare(self, request: dict[str, Any]) -> dict[str, Any]:
         """Before any user code: start everything the harness needs (so that the threads it leaves
-        are known), take the integrity snapshot, and run the harness's own null problem."""
+        are known), install the seccomp filter, take the integrity snapshot, and run the
+        harness's own null problem."""
         self.device = torch.device(request["device"])
         _warm_up(self.device)
-        self.guard = Guard(self)
         self.definition = definition_from_json(request["definition"], "calibration")
         self.solution = LoadedSolution(_null_solution(self.device), False, "python", Path(__file__))
-        return {"ok": True}
+        try:
+            seccomp.install()
+            filtered: str | None = None
+        except seccomp.SeccompUnavailable as exc:
+            filtered = str(exc)
+        self.guard = Guard(self, holders=(ReporterGate,))
+        return {"ok": True, "seccomp_error": filtered}
 
     def load(self, request: dict[str, Any]) -> dict[str, Any]:
         assert self.guard is not None
@@ -91,11 +107,14 @@ class Executor:
             return {"ok": False, "status": status.REWARD_HACK,
                     "message": f"the solution refers to {named}, which this problem forbids"}
         self.tripwires = Tripwires(Path(request["problem_dir"]), self.definition.forbidden)
+        self.guard.settle(self, "definition", "solution", "tripwires")
         try:
             with self.user_code():
-                self.solution = load_solution(solution_path)
+                loaded = load_solution(solution_path)
             self.check_tripwires("while importing")  # first: name the operation if one was reached
-            self.guard.verify()
+            self.guard.verify()  # the executor as the harness left it before the import
+            self.solution = loaded
+            self.guard.settle(self, "solution")
         except SolutionLoadError as exc:
             forbidden = self.tripwires.take()  # an import that failed on a forbidden operation
             if forbidden:
@@ -130,9 +149,24 @@ class Executor:
     def set_workload(self, request: dict[str, Any]) -> dict[str, Any]:
         assert self.definition is not None
         self.axes = dict(request["axes"])
-        self.inputs = list(request["inputs"])
-        self.buffers = request["buffers"]
+        self.inputs = [self.attach(d) if d is not None else None for d in request["inputs"]]
+        self.buffers = [[self.attach(d) for d in slot] for slot in request["buffers"]]
+        signals = request.get("signals")
+        if signals is not None:  # the words the reporter's GPU bracket and this stream exchange
+            words = attach_cuda(signals["words"])
+            self.signals = {name: words.data_ptr() + 4 * int(signals[name])
+                            for name in ("ready", "go", "done")}
+            self._words = words  # keeps the mapping open
+        else:
+            self.signals, self._words = {}, None
+        if self.guard is not None:
+            self.guard.settle(self, "axes", "inputs", "buffers", "signals", "_words")
         return {"ok": True}
+
+    def attach(self, description: dict[str, Any]) -> torch.Tensor:
+        if self.device.type == "cuda":
+            return attach_cuda(description)
+        return self.arena.attach(description)
 
     def call(self, request: dict[str, Any]) -> dict[str, Any]:
         """A batch of gated calls; each one's inputs arrive only once the reporter says go."""
@@ -205,15 +239,21 @@ class Executor:
                 raise Failure(form.status, form.message)
             buffer.copy_(out)
         if self.device.type == "cuda":
+            self.signal("done")  # the reporter's stream freezes the outputs once the copy is done
             torch.cuda.synchronize(self.device)
         scrub(outputs)
 
-    def after_call(self) -> None:
+    def signal(self, word: str) -> None:
+        """Write the call's ticket into a word of the GPU bracket, in this stream's order."""
+        stream_ops.write_value(torch.cuda.current_stream(self.device).cuda_stream, self.signals[word],
+                               self.ticket)
+
+    def after_call(self, guard: Guard) -> None:
         """Once the reporter has the call's outputs: the full integrity check, before anything
-        more runs (a violation fails the batch before its times are reported)."""
-        assert self.guard is not None
+        more runs (a violation fails the batch before its times are reported). `guard`: the
+        gate's own reference to it, so that replacing the executor's is seen."""
         try:
-            self.guard.verify_functions()
+            guard.verify_functions()
         except IntegrityViolation as exc:
             raise Failure(status.REWARD_HACK, str(exc)) from None
         self.check_tripwires("between calls", thoroughly=False)
@@ -236,27 +276,36 @@ class ReporterGate:
     and is over once its outputs are in the reporter's buffers: the reporter's own clock
     brackets it, and it checks them before the next call."""
 
+    guard: Guard | None = None  # the executor's, as prepare() made it
+
     def __init__(self, executor: Executor) -> None:
         self.executor = executor
 
     def open(self, position: int) -> list[Any]:
+        """The call's arguments, once the reporter says go. On a GPU this stream then says it is
+        ready (the reporter's stream copies the inputs and flushes the L2 only then) and waits
+        for the reporter's go before anything queued after it runs."""
         executor = self.executor
         outs = executor.destinations()
         if executor.device.type == "cuda":
             reset_persisting_l2()
         executor.say({"kind": "ready", "position": position})
         message = self._expect("go")
-        if executor.device.type == "cuda":  # the reporter flushed the L2; this keeps the GPU busy
-            flush_l2(executor.device, wait=False, reset=False)  # while the call's launches queue
+        if executor.device.type == "cuda":
+            executor.ticket = int(message["ticket"])
+            executor.signal("ready")
+            stream_ops.wait_value(torch.cuda.current_stream(executor.device).cuda_stream,
+                                  executor.signals["go"], executor.ticket)
         return [*executor.arguments(message.get("scalars") or {}), *outs]
 
     def close(self, position: int) -> None:
         self.executor.say({"kind": "done", "position": position})
         self._expect("next")
-        self.executor.after_call()
+        assert self.guard is not None
+        self.executor.after_call(self.guard)
 
     def _expect(self, op: str) -> dict[str, Any]:
-        message = self.executor.conn.recv()
+        message = self.executor.channel.receive(MAX_REQUEST)
         if message.get("op") == "stop":
             raise Stopped
         if message.get("op") != op:
@@ -298,12 +347,14 @@ def _warm_up(device: torch.device) -> None:
             torch.cuda.synchronize(device)
 
 
-def main(conn: Any) -> None:
-    """Entry point of the spawned process."""
+def main(argv: list[str]) -> None:
+    """Entry point of the solution's process: its channel's and its arena's descriptors."""
     sys.path[:] = [p for p in sys.path if p]  # never the working directory
+    channel = Channel(socket.socket(fileno=int(argv[0])))
+    arena = HostArena(int(argv[1]))
     try:
-        Executor(conn).serve()
-    except (EOFError, BrokenPipeError, KeyboardInterrupt):
+        Executor(channel, arena).serve()
+    except (ChannelClosed, EOFError, BrokenPipeError, KeyboardInterrupt):
         pass
     except MemoryError:  # outside a call of the solution's (receiving inputs, replying)
         os._exit(OUT_OF_MEMORY_EXIT)

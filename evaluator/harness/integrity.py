@@ -1,33 +1,42 @@
 """Integrity checks in the solution's process: the functions, classes and channel that timing and
 checking rely on must be the ones the harness started with, no tracer may watch the harness, no
 torch mode may sit in the harness's own operations, and no thread the harness did not start may
-run while a call is on the clock. The snapshot is taken once, before any user code runs.
+run while a call is on the clock. The snapshot is taken once, before any user code runs: the
+identity (and code) of every function and class member it watches, and the values too, of the
+harness modules' lists, dicts and sets and of the executor's own attributes (the guard's own
+reference among them), which only the harness changes, and says so (`settle`).
 
-This raises the bar, it is not a wall: code in a process can in principle rewrite that process.
-The wall is elsewhere: results come only from the reporter process, which checks every output
-itself, clocks every call from outside and holds the reported times to that clock, and pauses
-this process whenever it is not on the clock (see docs/security.md).
+This raises the bar, it is not a wall: code in a process can in principle rewrite that process,
+the guard included. No score depends on it: results come only from the reporter process, which
+checks every output itself, clocks every call from outside (on a GPU, on the GPU itself) and
+holds the reported times to that clock, and pauses this process whenever it is not on the clock
+(see docs/security.md).
 """
 
 from __future__ import annotations
 
 import builtins
+import copy
 import json
 import json.encoder
+import socket
 import sys
 import threading
 import time
 from dataclasses import dataclass
-from multiprocessing import connection
 from types import ModuleType
 from typing import Any
 
 import torch
 
+from .channel import Channel
+
 HARNESS_MODULES = ("evaluator.harness.executor", "evaluator.harness.timing", "evaluator.harness.inputs",
                    "evaluator.harness.integrity", "evaluator.harness.l2", "evaluator.harness.checks",
                    "evaluator.harness.fallback", "evaluator.harness.modules", "evaluator.harness.status",
-                   "evaluator.harness.gpu_clock", "evaluator.harness.profiling", "evaluator.harness.ncu")
+                   "evaluator.harness.gpu_clock", "evaluator.harness.profiling", "evaluator.harness.ncu",
+                   "evaluator.harness.channel", "evaluator.harness.buffers", "evaluator.harness.stream_ops",
+                   "evaluator.harness.seccomp")
 BUILTINS = ("type", "isinstance", "len", "min", "max", "sorted", "float", "int", "range", "zip",
             "getattr", "id", "print", "str", "dict", "list")
 
@@ -44,6 +53,16 @@ class _Watched:
     value: Any
     code: Any
     defaults: Any
+    contents: Any = None  # a copy of a list, dict or set: its values are watched too
+
+
+def _contents(value: Any) -> Any:
+    if type(value) in (list, dict, set, tuple, frozenset):
+        try:
+            return copy.copy(value)
+        except Exception:
+            return None
+    return None
 
 
 def _critical() -> list[tuple[str, Any, str]]:
@@ -71,12 +90,12 @@ def _critical() -> list[tuple[str, Any, str]]:
             continue
         items.append((f"sys.modules[{module_name!r}]", sys.modules, module_name))
         for attr, value in vars(module).items():
-            if attr.startswith("__") or isinstance(value, (dict, list, set)):
+            if attr.startswith("__"):
                 continue
             items.append((f"{module_name}.{attr}", module, attr))  # every global it relies on
             if isinstance(value, type) and value.__module__ == module_name:
                 items += _class_members(f"{module_name}.{attr}", value)  # and its own classes
-    for cls in (connection.Connection, json.JSONEncoder):
+    for cls in (Channel, json.JSONEncoder, socket.socket):
         items += _class_members(f"{cls.__module__}.{cls.__qualname__}", cls)
     return items
 
@@ -96,18 +115,33 @@ class Guard:
     """A snapshot of the critical functions, of the executor's channel and of the harness's own
     threads, verified on demand."""
 
-    def __init__(self, executor: Any) -> None:
+    def __init__(self, executor: Any, holders: tuple[Any, ...] = ()) -> None:
+        """holders: objects given an attribute `guard` naming this guard, besides the executor
+        (before the snapshot, which then watches them too)."""
+        for holder in holders:
+            holder.guard = self
         self._executor = executor
-        self._conn = executor.conn
-        self._conn_state = dict(vars(executor.conn))
-        self._executor_attrs = set(vars(executor))
+        self._channel = executor.channel
+        self._channel_state = dict(vars(executor.channel))
+        self._socket = executor.channel.sock
         self._watched = []
         for name, owner, attr in _critical():
             value = _read(owner, attr)
             self._watched.append(_Watched(name, owner, attr, value, getattr(value, "__code__", None),
-                                          getattr(value, "__defaults__", None)))
+                                          getattr(value, "__defaults__", None), _contents(value)))
         self._modules = {n: m for n, m in sys.modules.items() if n in HARNESS_MODULES}
         self._threads = frozenset(threading.enumerate())
+        executor.guard = self
+        self._attributes = dict(vars(executor))
+
+    def settle(self, executor: Any, *names: str) -> None:
+        """The harness gave the executor's attributes `names` new values (a solution loaded, a
+        workload's buffers): those are the values from now on. Only harness code calls this,
+        right after its own change."""
+        now = vars(executor)
+        for name in names:
+            if name in now:
+                self._attributes[name] = now[name]
 
     def verify(self) -> None:
         self.verify_during_call()
@@ -133,17 +167,28 @@ class Guard:
                 raise IntegrityViolation(f"{w.name} was replaced")
             if w.code is not None and (value.__code__ is not w.code or value.__defaults__ is not w.defaults):
                 raise IntegrityViolation(f"the code of {w.name} was replaced")
+            if w.contents is not None and not _same_contents(value, w.contents):
+                raise IntegrityViolation(f"the contents of {w.name} were changed")
         for name, module in self._modules.items():
             if not isinstance(module, ModuleType) or sys.modules.get(name) is not module:
                 raise IntegrityViolation(f"the module {name} was replaced")
         executor = self._executor
-        if executor.conn is not self._conn or type(self._conn) is not connection.Connection:
+        if getattr(executor, "guard", None) is not self:
+            raise IntegrityViolation("the harness's integrity guard was replaced")
+        if executor.channel is not self._channel or type(self._channel) is not Channel:
             raise IntegrityViolation("the harness's channel was replaced")
-        shadowing = set(vars(executor)) - self._executor_attrs
+        if self._channel.sock is not self._socket or type(self._socket) is not socket.socket:
+            raise IntegrityViolation("the harness's channel was changed")
+        now = vars(executor)
+        shadowing = set(now) - set(self._attributes)
         if shadowing:
             raise IntegrityViolation("the harness's executor was tampered with: it was given "
                                      f"attributes of its own ({', '.join(sorted(shadowing))})")
-        if vars(self._conn) != self._conn_state:
+        changed = sorted(k for k, v in self._attributes.items() if now.get(k) is not v and k != "ticket")
+        if changed:
+            raise IntegrityViolation("the harness's executor was tampered with: the value of "
+                                     f"{', '.join(changed)} was replaced")
+        if vars(self._channel) != self._channel_state:
             raise IntegrityViolation("the harness's channel was changed")
         for part in (executor, executor.tripwires):
             own = getattr(part, "__dict__", {})
@@ -151,6 +196,16 @@ class Guard:
             if shadowed:
                 raise IntegrityViolation(f"a method of the harness's {type(part).__name__} was replaced "
                                          f"on the object itself ({', '.join(sorted(shadowed))})")
+
+
+def _same_contents(value: Any, snapshot: Any) -> bool:
+    if type(value) is not type(snapshot) or len(value) != len(snapshot):
+        return False
+    if isinstance(value, dict):
+        return value.keys() == snapshot.keys() and all(value[k] is snapshot[k] for k in value)
+    if isinstance(value, (set, frozenset)):
+        return value == snapshot
+    return all(a is b for a, b in zip(value, snapshot, strict=True))
 
 
 def _dispatch_modes() -> int:

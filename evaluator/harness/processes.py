@@ -2,10 +2,12 @@
 
 The reporter is a child subreaper: every process started below it stays below it, even one that
 double-forks or calls setsid, so "the solution's side" is simply every descendant of the
-reporter. The reporter pauses all of them (SIGSTOP, which cannot be caught, ignored or delayed
-by the process) whenever it works on anything the solution could use or disturb: drawing a
-call's inputs, checking its outputs, timing the reference and the baseline. It also lists their
-threads and processes, to find those that appeared after its snapshot.
+reporter. The reporter pauses all of them whenever it works on anything the solution could use
+or disturb: drawing a call's inputs, checking its outputs, timing the reference and the
+baseline. Where the sandbox handed it a cgroup freezer (freezer.py) it freezes the side as a
+unit; elsewhere it stops each process with SIGSTOP (which cannot be caught, ignored or delayed
+by the process) and waits until each is stopped. It also lists their threads and processes, to
+find those that appeared after its snapshot.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ import signal
 import time
 from collections import Counter
 from dataclasses import dataclass
+
+from .freezer import FreezeFailed, Freezer
 
 PR_SET_CHILD_SUBREAPER = 36
 STOPPED_STATES = (b"T", b"t", b"Z", b"X", None)  # stopped, traced, dead or gone
@@ -46,7 +50,7 @@ class Task:
 
 
 class SolutionSide:
-    """Every process below `root` (the reporter) except those in `exempt`.
+    """Every process below `root` (the reporter), paused by `freezer` where there is one.
 
     Listing it must be cheap: it happens twice per pause, and on a host where /proc shows
     every process (no PID namespace of its own, or a gVisor sandbox, where each read is slow) a
@@ -60,9 +64,9 @@ class SolutionSide:
 
     FULL_PASS_EVERY = 32
 
-    def __init__(self, root: int | None = None, exempt: frozenset[int] = frozenset()) -> None:
+    def __init__(self, root: int | None = None, freezer: Freezer | None = None) -> None:
         self.root = root if root is not None else os.getpid()
-        self.exempt = exempt
+        self.freezer = freezer
         self.paused = False
         self.pauses = 0  # completed so far
         self._stopped: list[int] = []
@@ -95,12 +99,21 @@ class SolutionSide:
                     del parents[pid]
                     joined = True
         self._others |= parents.keys()
-        return sorted(pid for pid in self._tree if pid not in self.exempt)
+        return sorted(self._tree)
 
     def pause(self) -> list[int]:
-        """Stop every process of the solution's side and wait until each is stopped (its leader:
-        once the group stop has begun no thread of it returns to user code); a process forked
-        meanwhile is found on the next pass and stopped too. Returns the processes."""
+        """Freeze the solution's side, or stop every process of it and wait until each is stopped
+        (its leader: once the group stop has begun no thread of it returns to user code; a
+        process forked meanwhile is found on the next pass and stopped too). Returns the
+        processes."""
+        if self.freezer is not None:
+            try:
+                self.freezer.freeze()
+            except FreezeFailed as exc:
+                raise PauseFailed(str(exc)) from None
+            self.paused = True
+            self.pauses += 1
+            return self.pids()
         started = time.monotonic()
         deadline = started + PAUSE_SECONDS
         pids = self.pids()
@@ -137,6 +150,8 @@ class SolutionSide:
 
     def resume(self) -> None:
         """Continue exactly what pause() stopped: nothing can have forked since."""
+        if self.freezer is not None:
+            self.freezer.thaw()
         for pid in self._stopped:
             _signal(pid, signal.SIGCONT)
         self._stopped = []
@@ -191,14 +206,16 @@ class DormantTasks:
     def __init__(self) -> None:
         self._seen: dict[tuple[int, int, bytes], tuple[int, int, int]] = {}  # -> CPU ns, sleeps, pauses
 
-    def working(self, tasks: list[Task], pauses: int, timed: bool) -> list[Task]:
+    def working(self, tasks: list[Task], pauses: int, timed: bool, frozen: bool = False) -> list[Task]:
         """Those of `tasks` (newcomers, read while the side is paused, after `pauses` pauses)
         that are new or worked since the previous check, where that check was followed by a
-        timed call."""
+        timed call. frozen: the side was paused by a cgroup freezer, which is done only once
+        every thread is frozen."""
         found = []
         deadline = time.monotonic() + SETTLE_SECONDS
         for task in tasks:
-            _settle(task, deadline)
+            if not frozen:
+                _settle(task, deadline)
             usage = _usage(task)
             if usage is None:
                 found.append(task)

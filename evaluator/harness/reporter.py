@@ -1,16 +1,17 @@
 """The reporter (trusted): runs a job against the solution's process. It calibrates its own clock
 on the harness's null problem before the solution is imported; then, per workload, it draws the
 inputs of every call itself and puts them in buffers it shares with the solution's process,
-clocks each call from outside, checks every output against the reference it computes on its own
-copy of the inputs, holds the reported times to its own clock, and times the reference and the
-baseline itself with the solution's side paused. It never imports the solution. One failing
-workload never stops the others."""
+clocks each call from outside (on a GPU, with its own stream's events around the call:
+gpu_bracket.py), checks every output, as it was when the call said done, against the reference
+it computes on its own copy of the inputs, holds the reported times to its own clock, and times
+the reference and the baseline itself with the solution's side paused. It never imports the
+solution. One failing workload never stops the others."""
 
 from __future__ import annotations
 
 import gc
-import json
 import statistics
+import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterable
@@ -22,21 +23,24 @@ from typing import Any
 import torch
 
 from . import status
+from .buffers import share_cuda
 from .calibration import (
-    HOST_WORK_LANGUAGES,
     NULL_DEFINITION,
     NULL_TIMING,
     NULL_WORKLOAD,
     Calibration,
-    CallClock,
-    copy_cost_ms,
-    unaccounted,
+    GpuCall,
+    beyond_bracket,
+    hold,
+    scored_ms,
 )
 from .checks import CheckResult, as_output_list, check_outputs
 from .environment import describe
+from .freezer import Freezer
+from .gpu_bracket import GpuBracket, GpuBusy, Pending, SolutionDidNotFinish, gpu_idle_or_raise
 from .gpu_clock import sm_clock_mhz
 from .inputs import InputError, derive_seed, empty_outputs, make_inputs, scrub, torch_dtype
-from .modules import SolutionLoadError, describe_exception, import_file, solution_languages
+from .modules import describe_exception, import_file
 from .problem import Definition, Tolerance, Workload, definition_from_json, workload_from_json
 from .processes import DormantTasks, PauseFailed, Task, newcomers
 from .processes import describe as describe_tasks
@@ -44,7 +48,7 @@ from .profiling import CALLS as PROFILED_CALLS
 from .profiling import TOOLS as PROFILE_TOOLS
 from .profiling import validate as validate_profile
 from .solution_process import ChannelTampered, SolutionDied, SolutionProcess
-from .timing import Sample, Timing, TimingOptions, flush_l2, measure, time_callable
+from .timing import Sample, Timing, TimingOptions, measure, time_callable
 
 # An inside clock below this share of the outside one, on calls the outside clock puts above
 # CLOCK_FLOOR_MS, and short of it by more than CLOCK_MARGIN_MS, was tampered with (honest: the
@@ -57,7 +61,6 @@ CLOCK_FLOOR_MS = 0.02
 CLOCK_MARGIN_MS = 5.0
 # Under this no call of Python code takes, loaded host or not: an inside clock this low was edited.
 CLOCK_IMPOSSIBLE_MS = 0.001
-MAX_SPEC_BYTES = 1 << 24  # a solution.json read for its languages
 HOST_SLACK_MS = 0.05  # clock-reading allowance when bounding reported times by the reporter's clock
 
 
@@ -124,9 +127,9 @@ def pick_device(name: str) -> torch.device:
 
 @dataclass
 class GatedCall:
-    observed_ms: list[float] = field(default_factory=list)  # the reporter's clock of each call
+    observed_ms: list[float] = field(default_factory=list)  # the reporter's host clock of each call
+    brackets: list[Any] = field(default_factory=list)  # on a GPU, its GPU clock (CallBracket)
     sm_clock_mhz: list[float | None] = field(default_factory=list)  # the GPU's, read after each call
-    cpu_ms: list[float] = field(default_factory=list)  # CPU time the solution's side used in each call
     checks: list[CheckResult] = field(default_factory=list)
     reply: dict[str, Any] = field(default_factory=dict)
 
@@ -172,12 +175,13 @@ class Session:
     process: SolutionProcess
     calibration: Calibration
     harness_tasks: list[Task]  # threads and processes of the solution's side before the import
-    languages: list[str] = field(default_factory=list)  # as its solution.json declares them
+    bracket: GpuBracket | None = None  # on a GPU: the reporter's own clock of each call
     dormant: DormantTasks = field(default_factory=DormantTasks)
 
 
-def run_job(job: Job, emit: Emit, skip: Iterable[str] = ()) -> None:
-    emit({"event": "environment", **describe(job.device)})
+def run_job(job: Job, emit: Emit, skip: Iterable[str] = (), freezer: Freezer | None = None) -> None:
+    emit({"event": "environment", **describe(job.device),
+          "pausing": freezer.name if freezer is not None else "signals"})
     code = load_problem_code(job)
     skipped = set(skip)
     session: Session | None = None
@@ -187,7 +191,7 @@ def run_job(job: Job, emit: Emit, skip: Iterable[str] = ()) -> None:
             continue
         if session is None and load_failure is None:
             emit({"event": "loading"})
-            session, load_failure = start_solution(job)
+            session, load_failure = start_solution(job, freezer)
             emit({"event": "loaded"})
             if load_failure is not None:
                 emit({"event": "solution", **load_failure})
@@ -197,7 +201,7 @@ def run_job(job: Job, emit: Emit, skip: Iterable[str] = ()) -> None:
         else:
             try:
                 result = WorkloadRun(job, workload, session, code).run()
-            except (SolutionDied, PauseFailed) as exc:
+            except (SolutionDied, PauseFailed, SolutionDidNotFinish) as exc:
                 result = {"status": status.RUNTIME_ERROR, "message": str(exc)}
                 if isinstance(exc, ChannelTampered):
                     result = {"status": status.REWARD_HACK, "message": f"result forgery: {exc}"}
@@ -210,20 +214,23 @@ def run_job(job: Job, emit: Emit, skip: Iterable[str] = ()) -> None:
     emit({"event": "done"})
 
 
-def start_solution(job: Job) -> tuple[Session | None, dict[str, Any] | None]:
+def start_solution(job: Job, freezer: Freezer | None = None) -> tuple[Session | None, dict[str, Any] | None]:
     """Start the solution's process, calibrate the reporter's clock on it before any user code
     is there, note the threads and processes of the harness's own, then import the solution."""
-    process = SolutionProcess()
+    process = SolutionProcess(freezer)
     try:
-        languages = declared_languages(job.solution_path)  # before any of the solution's code runs
-        process.request("prepare", device=str(job.device), definition=NULL_DEFINITION)
-        calibration = calibrate(job, process)
+        prepared = process.request("prepare", device=str(job.device), definition=NULL_DEFINITION)
+        if prepared.get("seccomp_error"):
+            print(f"solarena: no seccomp filter in the solution's process: {prepared['seccomp_error']}",
+                  file=sys.stderr)
+        bracket = GpuBracket(job.device, torch.cuda.MemPool()) if job.device.type == "cuda" else None
+        calibration = calibrate(job, process, bracket)
         process.pause()
         harness_tasks = process.tasks()
         reply = process.request("load", definition=job.definition.to_json(),
                                 problem_dir=str(job.directory / "problem"),
                                 solution=str(job.solution_path))
-    except (SolutionDied, PauseFailed) as exc:
+    except (SolutionDied, PauseFailed, SolutionDidNotFinish) as exc:
         process.close()
         return None, {"status": status.RUNTIME_ERROR, "message": f"while importing the solution: {exc}"}
     except CallFailed as exc:  # the harness's own null problem: nothing of the solution ran yet
@@ -235,25 +242,10 @@ def start_solution(job: Job) -> tuple[Session | None, dict[str, Any] | None]:
         verdict = reply.get("status")
         return None, {"status": verdict if verdict in status.ALL else status.COMPILE_ERROR,
                       "message": str(reply.get("message", ""))[:2000]}
-    return Session(process, calibration, harness_tasks, languages), None
+    return Session(process, calibration, harness_tasks, bracket), None
 
 
-def declared_languages(solution_path: Path) -> list[str]:
-    """The languages a solution.json declares (whether its host work is charged); [] for a single
-    source file or a spec that cannot be read (its import then says why). Read before the
-    import, so the solution has not run yet; after a restart it may have rewritten the file,
-    which can only turn a flag into a charge of the very time hidden."""
-    if solution_path.suffix != ".json":
-        return []
-    try:  # a restart reads it again, after the solution ran: it may have grown
-        if solution_path.stat().st_size > MAX_SPEC_BYTES:
-            return []
-        return solution_languages(json.loads(solution_path.read_text(encoding="utf-8"))["spec"])
-    except (OSError, ValueError, KeyError, TypeError, SolutionLoadError):
-        return []
-
-
-def calibrate(job: Job, process: SolutionProcess) -> Calibration:
+def calibrate(job: Job, process: SolutionProcess, bracket: GpuBracket | None) -> Calibration:
     """Time the harness's own null problem through the same gated calls as any solution."""
     definition = definition_from_json(NULL_DEFINITION, "calibration")
     null_job = Job(job.directory, definition, [], job.solution_path, job.seed, job.device,
@@ -261,12 +253,14 @@ def calibrate(job: Job, process: SolutionProcess) -> Calibration:
                    time_reference=False, time_baseline=False)
     workload = workload_from_json(NULL_WORKLOAD, definition, "calibration")
     reference = import_problem_source(definition.reference, "solarena_null_reference")
-    run = WorkloadRun(null_job, workload, Session(process, Calibration(0.0, 0.0, 0.0, 0.0, 0), []),
+    run = WorkloadRun(null_job, workload, Session(process, Calibration(0.0, 0.0, 0.0, 0), [], bracket),
                       ProblemCode(reference.run, None, None))
     outcome = run.run()
     if outcome["status"] != status.PASSED:
         raise CallFailed(outcome["status"], outcome.get("message", ""))
-    return Calibration.from_calls(run.calls)
+    if bracket is not None:
+        return Calibration.from_gpu_calls(run.gpu_calls)
+    return Calibration.from_cpu_calls([outside - inside for inside, outside in run.clocks])
 
 
 class WorkloadRun:
@@ -275,23 +269,36 @@ class WorkloadRun:
     def __init__(self, job: Job, workload: Workload, session: Session, code: ProblemCode) -> None:
         self.job, self.workload, self.session, self.code = job, workload, session, code
         self.process = session.process
+        self.bracket = session.bracket
         self.definition = job.definition
         self.axes = self.definition.resolve_axes(workload.axes)
         self.specs = list(self.definition.outputs.values())
         self.tolerance: Tolerance = workload.tolerance
         slots = max(job.timing.batch, job.timing.warmup, job.profile_calls if job.profile else 1, 1)
         self.pool = torch.cuda.MemPool() if job.device.type == "cuda" else None
+        if self.pool is None:
+            self.process.arena.release()  # the last workload's buffers are gone: start again
         self.buffers = [self.shared(lambda: empty_outputs(self.definition, self.axes, job.device))
                         for _ in range(slots)]
+        # On a GPU the outputs are checked as the reporter's stream froze them at the call's done
+        self.frozen = ([[torch.empty_like(b) for b in slot] for slot in self.buffers] if self.pool is not None
+                       else self.buffers)
         self.inputs: list[torch.Tensor | None] = []
         self.clocks: list[tuple[float, float]] = []  # (inside, outside) ms of each timed call
-        self.calls: list[CallClock] = []  # each timed call, seen from outside and as reported
+        self.gpu_calls: list[GpuCall] = []  # each timed call, as reported and as bracketed
+        self.prelude_ref_ms = 0.0
+        self.pending: Pending | None = None  # a bracket queued on the GPU and not yet settled
 
     def run(self) -> dict[str, Any]:
         try:
-            self.inputs = self.input_buffers()
-            self.process.request("workload", axes=self.axes, inputs=self.inputs, buffers=self.buffers)
-            copy_ms = copy_cost_ms(self.buffers[0], self.job.device)
+            probe = self.make_args(self.seed("layout", 0))
+            self.inputs = self.input_buffers(probe)
+            self.process.request("workload", axes=self.axes, inputs=[self.describe(t) for t in self.inputs],
+                                 buffers=[[self.describe(t) for t in slot] for slot in self.buffers],
+                                 signals=self.bracket.describe() if self.bracket is not None else None)
+            if self.bracket is not None:  # the prelude on an idle GPU: the reference for every call
+                self.process.pause()
+                self.prelude_ref_ms = self.bracket.calibrate_prelude(self.input_pairs(probe))
             correctness = self.check_rounds()
             if not self.job.time_solution:
                 untimed = {"status": status.PASSED, "message": "", "correctness": correctness,
@@ -303,31 +310,43 @@ class WorkloadRun:
             timing = measure(self.solution_batch, self.job.timing, self.clock)
             self.check_clocks()
             profiled = self.profile_solution()  # after timing, which it must not disturb
+            out: dict[str, Any] = {"status": status.PASSED, "message": "", "correctness": correctness,
+                                   "latency_ms": timing.latency_ms, "timing": timing.to_json(), **profiled}
+            if self.bracket is not None and self.session.calibration.calls:
+                out["timing"]["outside"] = hold(self.gpu_calls, self.session.calibration,
+                                                self.prelude_ref_ms).to_json()
+            self.process.pause()  # nothing of the solution's side runs while its yardsticks are timed
+            self.time_problem_code(out)
         except CallFailed as exc:
             failed: dict[str, Any] = {"status": exc.verdict, "message": exc.message}
             if exc.correctness is not None:
                 failed["correctness"] = exc.correctness
             return failed
+        except GpuBusy as exc:
+            return {"status": status.REWARD_HACK, "message": str(exc)}
         except InputError as exc:
             return {"status": status.INVALID_REFERENCE, "message": f"input generation: {exc}"}
-        out: dict[str, Any] = {"status": status.PASSED, "message": "", "correctness": correctness,
-                               "latency_ms": timing.latency_ms, "timing": timing.to_json(), **profiled}
-        if self.job.device.type == "cuda" and self.session.calibration.calls:
-            held = unaccounted(self.calls, self.session.calibration, copy_ms,
-                               bool(HOST_WORK_LANGUAGES & set(self.session.languages)))
-            out["timing"]["outside"] = held.to_json()
-            if held.tampered:
-                return {"status": status.REWARD_HACK, "message": held.message(),
-                        "timing": {"outside": held.to_json()}}
-            if held.charged_ms:  # host work outside the GPU activity: the solution's time too
-                out["latency_ms"] = timing.latency_ms + held.charged_ms
-        self.process.pause()  # nothing of the solution's side runs while its yardsticks are timed
-        self.time_problem_code(out)
+        finally:
+            self.release_pending()
         return out
 
     @property
     def clock(self) -> str:
         return "gpu_activity" if self.job.device.type == "cuda" else "host"
+
+    def describe(self, tensor: torch.Tensor | None) -> dict[str, Any] | None:
+        """How the solution's process finds a shared tensor (buffers.py)."""
+        if tensor is None:
+            return None
+        return share_cuda(tensor) if self.pool is not None else self.process.arena.describe(tensor)
+
+    def release_pending(self) -> None:
+        """A bracket still queued when a call broke off: write its words, so that the reporter's
+        stream does not wait on them for good."""
+        if self.pending is not None and self.bracket is not None:
+            self.bracket.unblock(self.pending.ticket)
+            torch.cuda.synchronize(self.job.device)
+            self.pending = None
 
     # ------------------------------------------------------------ the solution
 
@@ -363,14 +382,15 @@ class WorkloadRun:
 
     def gated_call(self, seeds: list[int], timed: bool, when: str, profile: str | None = None) -> GatedCall:
         """Run a batch in the solution's process, one call at a time. When it is ready for a call,
-        the reporter pauses it, draws the call's inputs and puts them in the shared buffers, then
-        starts its clock and says go; the call is over when its outputs are in the shared
-        buffers: the reporter stops its clock, pauses the solution's side again and checks them
-        (and that nothing of the solution's was left running) before the next call starts."""
+        the reporter pauses it, draws the call's inputs and puts them in the shared buffers (on a
+        GPU: queues its own stream's bracket of the call, which copies them in), then starts
+        its clock and says go; the call is over when its outputs are in the shared buffers: the
+        reporter pauses the solution's side again, stops its clock, (on a GPU, waits for its
+        stream's freeze of the outputs) and checks them, and that nothing of the solution's was
+        left running, before the next call starts."""
         nonce = self.process.send("call", count=len(seeds), timed=timed, profile=profile)
         call = GatedCall()
         opened_at: float | None = None
-        cpu_at_go = 0.0
         args: list[Any] = []
         while True:
             message = self.process.receive()
@@ -385,24 +405,24 @@ class WorkloadRun:
             if position != len(call.observed_ms) or (message["kind"] == "ready") != (opened_at is None):
                 raise ChannelTampered("a gate message came out of turn on the harness's channel")
             if message["kind"] == "ready":
-                pids = self.process.pause()
+                self.process.pause()
                 try:
                     args = self.make_args(seeds[position])
-                    scalars = self.fill_inputs(args)
+                    scalars = self.fill_inputs(args, position)
                 except Exception:
                     self.stop(nonce)  # the solution's process must not be left waiting mid-batch
                     raise
-                cpu_at_go = self.process.cpu_ms(pids)
                 opened_at = time.perf_counter()
-                self.process.send("go", scalars=scalars)
+                self.process.send("go", scalars=scalars, ticket=self.pending.ticket if self.pending else 0)
                 continue
             assert opened_at is not None
+            pids = self.process.pause()  # its outputs can change no more: then the clock stops
             call.observed_ms.append((time.perf_counter() - opened_at) * 1e3)
-            pids = self.process.pause()
-            call.cpu_ms.append(self.process.cpu_ms(pids) - cpu_at_go)
-            call.sm_clock_mhz.append(sm_clock_mhz(self.job.device) if timed else None)
             opened_at = None
             try:
+                if self.bracket is not None and self.pending is not None:
+                    call.brackets.append(self.settle())
+                call.sm_clock_mhz.append(sm_clock_mhz(self.job.device) if timed else None)
                 self.check_left_running(pids, timed)
                 check = self.verify_slot(position, args)
             except Exception:
@@ -415,21 +435,36 @@ class WorkloadRun:
             call.checks.append(check)
             self.process.send("next")
 
+    def settle(self) -> Any:
+        """The bracket of the call that just said done, once the reporter's stream froze its
+        outputs."""
+        assert self.bracket is not None and self.pending is not None
+        pending, self.pending = self.pending, None
+        try:
+            return self.bracket.settle(pending)
+        except SolutionDidNotFinish as exc:
+            raise CallFailed(status.REWARD_HACK, f"result forgery: {exc}") from None
+
     def stop(self, nonce: int) -> None:
         self.process.send("stop")
         self.process.reply_to(nonce, self.process.receive())
 
-    def fill_inputs(self, args: list[Any]) -> dict[str, Any]:
-        """Copy a call's tensors into the shared input buffers (then, on a GPU, flush the L2 so
-        the call starts cold); the other arguments travel with the go."""
-        scalars = {}
+    def fill_inputs(self, args: list[Any], position: int) -> dict[str, Any]:
+        """Put a call's tensors in the shared input buffers: on the CPU by copying them now, on a
+        GPU by queuing the bracket of the call (gpu_bracket.py), whose prelude copies them and
+        flushes the L2 and whose end freezes the outputs of slot `position`. The other
+        arguments travel with the go."""
+        scalars, pairs = {}, []
         for index, (arg, buffer) in enumerate(zip(args, self.inputs, strict=True)):
             if buffer is None:
-                scalars[str(index)] = arg
-            else:
+                scalars[str(index)] = _plain(arg)
+            elif self.bracket is None:
                 buffer.copy_(arg)
-        if self.job.device.type == "cuda":
-            flush_l2(self.job.device)
+            else:
+                pairs.append((arg, buffer))
+        if self.bracket is not None:
+            self.pending = self.bracket.arm(pairs, list(zip(self.buffers[position], self.frozen[position],
+                                                            strict=True)))
         return scalars
 
     def check_left_running(self, pids: list[int], timed: bool) -> None:
@@ -444,7 +479,8 @@ class WorkloadRun:
         processes = {t.pid for t in known}
         working = [t for t in extra if t.pid not in processes]
         working += self.session.dormant.working([t for t in extra if t.pid in processes],
-                                                self.process.side.pauses, timed)
+                                                self.process.side.pauses, timed,
+                                                frozen=self.process.side.freezer is not None)
         if working:
             raise CallFailed(status.REWARD_HACK,
                              f"{len(working)} thread(s) or process(es) the harness did not start "
@@ -455,8 +491,8 @@ class WorkloadRun:
     def reported_samples(self, call: GatedCall, count: int) -> list[Sample]:
         """The solution's process reports its own times: they must be well-formed and fit inside
         the reporter's own clock of each call. On the CPU the time is the reporter's clock less
-        its own least overhead; on a GPU the reported activity time, held to the reporter's
-        clock afterwards (calibration.py)."""
+        its own least overhead; on a GPU the reported activity span, held to the reporter's
+        bracket of the call (calibration.py)."""
         raw = call.reply.get("samples")
         try:
             if not isinstance(raw, list) or len(raw) != count:
@@ -464,19 +500,28 @@ class WorkloadRun:
             reported = [Sample.from_json(s) for s in raw]
         except ValueError as exc:
             raise CallFailed(status.REWARD_HACK, f"malformed timing report: {exc}") from None
-        least = self.session.calibration.least_ms
+        calibration = self.session.calibration
         samples = []
-        for sample, observed, sm_clock, cpu in zip(reported, call.observed_ms, call.sm_clock_mhz, call.cpu_ms,
-                                                    strict=True):
-            if max(sample.host_ms, sample.gpu_ms or 0.0) > observed + HOST_SLACK_MS:
+        rows = zip(reported, call.observed_ms, call.sm_clock_mhz, strict=True)
+        for index, (sample, observed, sm_clock) in enumerate(rows):
+            if sample.host_ms > observed + HOST_SLACK_MS:
                 raise CallFailed(status.REWARD_HACK, "a reported time exceeds the time the call took "
                                  "as seen from outside: the timing report was tampered with")
-            outside = max(observed - least, 0.0)
-            samples.append(Sample(host_ms=outside, gpu_ms=sample.gpu_ms, event_ms=sample.event_ms,
-                                  sm_clock_mhz=sm_clock))
-            self.clocks.append((sample.host_ms, outside))
-            waited = min(sample.wait_ms or 0.0, cpu)  # a claim: it only sorts, never lowers
-            self.calls.append(CallClock(observed, sample.primary_ms, cpu - waited))
+            if self.bracket is None:
+                outside = max(observed - calibration.least_ms, 0.0)
+                samples.append(Sample(host_ms=outside, sm_clock_mhz=sm_clock))
+                self.clocks.append((sample.host_ms, outside))
+                continue
+            bracket = call.brackets[index]
+            gpu_call = GpuCall(sample.gpu_ms, bracket, bracket.bound_ms(self.prelude_ref_ms))
+            if beyond_bracket(gpu_call):
+                raise CallFailed(status.REWARD_HACK, "a reported GPU time exceeds the time the call held "
+                                 "the GPU as the harness's own stream saw it: the timing report was "
+                                 "tampered with")
+            self.gpu_calls.append(gpu_call)
+            samples.append(Sample(host_ms=observed, gpu_ms=scored_ms(gpu_call, calibration),
+                                  event_ms=sample.event_ms, sm_clock_mhz=sm_clock))
+            self.clocks.append((sample.host_ms, observed))
         return samples
 
     def check_clocks(self) -> None:
@@ -505,12 +550,16 @@ class WorkloadRun:
         raise CallFailed(verdict, f"{when}: {message[:2000]}")
 
     def verify_slot(self, slot: int, args: list[Any]) -> CheckResult:
+        """Check the outputs as they were at the call's done (on a GPU, the reporter's frozen
+        copies; on the CPU, the shared buffers of the paused side)."""
         expected = self.expected(args)
         try:
-            return check_outputs(self.buffers[slot], expected, self.specs, self.tolerance)
+            return check_outputs(self.frozen[slot], expected, self.specs, self.tolerance)
         finally:
             scrub(expected)
             scrub(self.buffers[slot])  # an output the next call does not write fails
+            if self.frozen[slot] is not self.buffers[slot]:
+                scrub(self.frozen[slot])
 
     def expected(self, args: list[Any]) -> list[torch.Tensor]:
         try:
@@ -522,6 +571,15 @@ class WorkloadRun:
     # ------------------------------------------------------------ reference and baseline
 
     def time_problem_code(self, out: dict[str, Any]) -> None:
+        """Time the reference and the baseline, the solution's side paused (and on a GPU, none of
+        its work left running there, before or after)."""
+        if self.bracket is not None:
+            gpu_idle_or_raise(self.job.device)
+        self.time_yardsticks(out)
+        if self.bracket is not None:
+            gpu_idle_or_raise(self.job.device)
+
+    def time_yardsticks(self, out: dict[str, Any]) -> None:
         if self.job.time_reference:
             ref = self.time_local(self.code.reference, verify=False)
             out["reference_latency_ms"] = ref.latency_ms
@@ -587,20 +645,40 @@ class WorkloadRun:
         return make_inputs(self.definition, self.workload, self.axes, seed, self.job.device,
                            self.job.directory / "problem", self.code.custom)
 
-    def shared(self, make: Callable[[], list[torch.Tensor | None]]) -> list[torch.Tensor | None]:
-        """Tensors the solution's process shares with this one (shared memory, or CUDA IPC).
-        On a GPU they come from a pool of their own: sharing a buffer shares its whole memory
-        segment, which must not also hold the reporter's inputs or expected outputs."""
+    def shared(self, make: Callable[[], list[torch.Tensor]]) -> list[torch.Tensor]:
+        """Tensors made by `make`, in memory the solution's process shares with this one: on the
+        CPU in the process's arena; on a GPU in a pool of their own (CUDA IPC shares a buffer's
+        whole memory segment, which must not also hold the reporter's inputs or expected
+        outputs)."""
         if self.pool is None:
-            return [t.share_memory_() if t is not None else None for t in make()]
+            made = make()
+            shared = [self.process.arena.empty(t.shape, t.stride(), t.dtype) for t in made]
+            for target, source in zip(shared, made, strict=True):
+                target.copy_(source)
+            return shared
         with torch.cuda.use_mem_pool(self.pool):
             return make()
 
-    def input_buffers(self) -> list[torch.Tensor | None]:
+    def input_buffers(self, probe: list[Any]) -> list[torch.Tensor | None]:
         """A buffer for each tensor argument of a call, laid out as the inputs are drawn (strides
         kept: some problems hand over column-major matrices); None for the other arguments."""
-        probe = self.make_args(self.seed("layout", 0))
-        return self.shared(lambda: [_like(a) if isinstance(a, torch.Tensor) else None for a in probe])
+        tensors = [a for a in probe if isinstance(a, torch.Tensor)]
+        made = iter(self.shared(lambda: [_like(t) for t in tensors]))
+        return [next(made) if isinstance(a, torch.Tensor) else None for a in probe]
+
+    def input_pairs(self, args: list[Any]) -> list[tuple[torch.Tensor, torch.Tensor]]:
+        return [(arg, buffer) for arg, buffer in zip(args, self.inputs, strict=True) if buffer is not None]
+
+
+def _plain(value: Any) -> bool | int | float:
+    """A scalar argument as it travels with the go: a plain number."""
+    if isinstance(value, torch.Tensor) and value.numel() == 1:
+        value = value.item()
+    elif hasattr(value, "item") and not isinstance(value, (bool, int, float)):
+        value = value.item()
+    if not isinstance(value, (bool, int, float)):
+        raise InputError(f"a scalar input is a {type(value).__name__}, not a number")
+    return value
 
 
 def _like(tensor: torch.Tensor) -> torch.Tensor:

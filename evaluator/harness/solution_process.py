@@ -1,27 +1,33 @@
 """The reporter's handle on the solution's process (evaluator.harness.executor), trusted side.
 
-Requests go down pickled (the solution's process trusts the reporter); replies come up as JSON
-only, never pickles, so nothing the solution says can run code in the reporter, and anything
-that is not a well-formed message of a known kind is a forgery. Between messages the reporter
-can pause the whole solution's side (processes.py): it is resumed only to be sent a message.
+The solution's process is a plain child (subprocess, not multiprocessing: no pickles, no shared
+authentication key, no resource tracker or resource-sharing listener in the reporter), started
+with the reporter's own safe interpreter flags and given exactly two descriptors: its end of the
+channel (channel.py) and the host arena of shared buffers (buffers.py). Messages go both ways as
+JSON; every message up is validated, and anything that is not a well-formed message of a known
+kind is a forgery. Between messages the reporter pauses the whole solution's side
+(processes.py): it is resumed only to be sent a message.
 """
 
 from __future__ import annotations
 
 import itertools
 import json
-import multiprocessing
 import os
+import subprocess
+import sys
 import time
 from typing import Any
 
-import torch.multiprocessing  # noqa: F401  (registers tensor sharing for the requests)
-
 from . import executor
-from .processes import SolutionSide, Task, become_subreaper, cpu_seconds
+from .buffers import HostArena
+from .channel import ChannelClosed, FrameTooLarge, pair
+from .freezer import Freezer
+from .processes import SolutionSide, Task, become_subreaper
 
 MAX_REPLY = executor.MAX_REPLY
 KINDS = ("ready", "done", "reply")
+SAFE_PATH_FLAGS = ("-P", "-s")
 
 
 class SolutionDied(Exception):
@@ -33,16 +39,23 @@ class ChannelTampered(SolutionDied):
 
 
 class SolutionProcess:
-    def __init__(self) -> None:
+    def __init__(self, freezer: Freezer | None = None) -> None:
         become_subreaper()
-        context = multiprocessing.get_context("spawn")
-        self.conn, child_end = context.Pipe(duplex=True)
-        self.process = context.Process(target=executor.main, args=(child_end,), name="solution",
-                                       daemon=True)
-        self.process.start()
-        child_end.close()
+        self.channel, theirs = pair()
+        self.arena = HostArena()
+        os.set_inheritable(self.arena.fd, True)
+        try:
+            self.process = subprocess.Popen(
+                [sys.executable, *SAFE_PATH_FLAGS, "-m", "evaluator.harness.solution_main",
+                 str(theirs.fileno()), str(self.arena.fd)],
+                pass_fds=(theirs.fileno(), self.arena.fd), stdin=subprocess.DEVNULL, cwd=os.getcwd())
+        finally:
+            theirs.close()
+            os.set_inheritable(self.arena.fd, False)
+        if freezer is not None:
+            freezer.adopt(self.process.pid)  # before it runs anything of the solution's
         self._nonces = itertools.count(1)
-        self.side = SolutionSide(exempt=_helpers_of_this_process())
+        self.side = SolutionSide(freezer=freezer)
 
     def request(self, op: str, **fields: Any) -> dict[str, Any]:
         """Send a request and wait for its reply (no gated calls in between)."""
@@ -55,8 +68,8 @@ class SolutionProcess:
             self.side.resume()
         nonce = next(self._nonces)
         try:
-            self.conn.send({"op": op, "nonce": nonce, **fields})
-        except OSError:
+            self.channel.send({"op": op, "nonce": nonce, **fields})
+        except ChannelClosed:
             raise SolutionDied(self._how_it_ended()) from None
         return nonce
 
@@ -66,23 +79,17 @@ class SolutionProcess:
         self.side.reap(pids, keep=self.process.pid)
         return pids
 
-    def cpu_ms(self, pids: list[int]) -> float:
-        """CPU time the processes `pids` of the solution's side have used so far, in ms."""
-        return cpu_seconds(pids) * 1e3
-
     def tasks(self, pids: list[int] | None = None, known: list[Task] = ()) -> list[Task]:
         return self.side.tasks(pids, known)
 
     def receive(self) -> dict[str, Any]:
         """The next message from the solution's process: a JSON object with a known kind."""
         try:
-            raw = self.conn.recv_bytes(MAX_REPLY)
-        except EOFError:
+            raw = self.channel.receive_bytes(MAX_REPLY)
+        except ChannelClosed:
             raise SolutionDied(self._how_it_ended()) from None
-        except OSError as exc:
-            if "bad message length" in str(exc):  # raw bytes where a framed message belongs
-                raise ChannelTampered("something wrote raw bytes on the harness's channel") from None
-            raise SolutionDied(self._how_it_ended()) from None
+        except FrameTooLarge:
+            raise ChannelTampered("something wrote an oversized message on the harness's channel") from None
         try:
             message = json.loads(raw)
         except (ValueError, RecursionError):  # RecursionError: nested deeper than any message
@@ -100,31 +107,30 @@ class SolutionProcess:
     def close(self) -> None:
         if self.side.paused:
             self.side.resume()
-        if self.process.is_alive():
+        if self.process.poll() is None:
             try:
-                self.conn.send({"op": "exit"})
-            except OSError:
+                self.channel.send({"op": "exit"})
+            except ChannelClosed:
                 pass
             self._wait(2.0)
-        if self.process.exitcode is None:
+        if self.process.poll() is None:
             self.process.kill()
             self._wait(5.0)
         left = self.side.pids()
         for pid in left:  # whatever the solution's side left behind
             _kill(pid)
         self.side.reap(left, keep=None)
-        self.conn.close()
+        self.channel.close()
+        self.arena.release()
 
     def _wait(self, seconds: float) -> None:
-        """Wait for the process to end by polling its status. Not Process.join: the solution can
-        write into the sentinel pipe join watches, which then blocks for good."""
         deadline = time.monotonic() + seconds
-        while self.process.exitcode is None and time.monotonic() < deadline:
+        while self.process.poll() is None and time.monotonic() < deadline:
             time.sleep(0.02)
 
     def _how_it_ended(self) -> str:
         self._wait(2.0)
-        code = self.process.exitcode
+        code = self.process.poll()
         if code is None:
             return "the solution's process closed the harness's channel"
         if code < 0:
@@ -132,14 +138,6 @@ class SolutionProcess:
         if code == executor.OUT_OF_MEMORY_EXIT:
             return "the solution's process ran out of memory in the middle of a call (MemoryError)"
         return f"the solution's process exited with code {code} in the middle of a call"
-
-
-def _helpers_of_this_process() -> frozenset[int]:
-    """multiprocessing's resource tracker: a child of the reporter that is not the solution's."""
-    from multiprocessing import resource_tracker
-
-    pid = getattr(resource_tracker._resource_tracker, "_pid", None)
-    return frozenset([pid]) if pid else frozenset()
 
 
 def _kill(pid: int) -> None:

@@ -1,8 +1,10 @@
-"""Class 25, limit evasion: memory kept in files of the sandbox's own memory-backed filesystems
-(/tmp, /dev/shm) or in an unmapped memfd, where a limit on the processes' resident memory does
-not see it, and disk filled through the job directory, in plain sight or behind an unlink. Each
+"""Classes 25 and 32, limit evasion: memory kept in files of the sandbox's own memory-backed
+filesystems (/tmp, /dev/shm) or in a memfd (unmapped, or closed and kept alive by one mapped
+page), where a limit on the processes' resident memory does not see it, disk filled through the
+job directory, in plain sight or behind an unlink, and more threads than the task limit. Each
 ends the workload it happened on with the limit's message (RUNTIME_ERROR, as the other limits
-do), never PASSED."""
+do), never PASSED; the memfd and the threads are held by the kernel's cgroups where the host
+allows them (docs/security.md says what holds elsewhere)."""
 
 from __future__ import annotations
 
@@ -11,6 +13,8 @@ from pathlib import Path
 import pytest
 
 from evaluator.harness import status
+from sandbox import Limits
+from sandbox.cgroup import RunCgroup
 from tests.anticheat.conftest import CheatRun, assert_not_broken, cheat_source, current_backend, scored
 from tests.conftest import evaluate_source
 
@@ -62,3 +66,28 @@ def test_memory_hoarded_in_an_unmapped_memfd_hits_the_memory_limit(tmp_path: Pat
 def test_disk_filled_through_the_job_directory_hits_its_quota(tmp_path: Path, name: str) -> None:
     run = _evaluate(tmp_path, cheat_source(name), {"job_dir_bytes": JOB_DIR_LIMIT})
     _assert_stopped_by(run, "the disk limit of 256 MiB for the job directory was reached")
+
+
+def _kernel_cgroups() -> None:
+    """These limits are the kernel's: skipped where the host lets the worker make no cgroups."""
+    group = RunCgroup.create(Limits(memory_bytes=MEMORY_LIMIT))
+    if group is None:
+        pytest.skip("this host does not let the worker make cgroups (not root, no delegation)")
+    group.remove()
+
+
+def test_memory_in_a_closed_memfd_hits_the_memory_limit(tmp_path: Path) -> None:
+    if current_backend() != "docker":
+        _kernel_cgroups()
+    run = _evaluate(tmp_path, cheat_source("hoard_in_closed_memfd"), {"memory_bytes": MEMORY_LIMIT})
+    _assert_stopped_by(run, "the memory limit of 1.5 GiB was reached")
+
+
+def test_no_more_threads_than_the_task_limit(tmp_path: Path) -> None:
+    if current_backend() != "docker":
+        _kernel_cgroups()
+    run = _evaluate(tmp_path, cheat_source("thread_flood"), {})
+    assert_not_broken(run)
+    started = int((tmp_path / "job" / "threads.txt").read_text())
+    assert started < 4096, f"{started} threads started"
+    assert any(r["status"] == status.RUNTIME_ERROR for r in run.rows), run.describe()

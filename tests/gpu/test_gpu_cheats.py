@@ -1,11 +1,14 @@
 """The cheats of ANTICHEAT.md that need a GPU: hidden work on another stream, deferred past the
-return, or on a thread racing the harness (class 3), and input lines pinned in L2 by a persisting
-access-policy window so the cold-cache flush misses them (class 14). The cheat files live in
-tests/anticheat/cheats/ (gpu_*.py). Runs only where a CUDA GPU is visible."""
+return, or on a thread racing the harness (class 3), input lines pinned in L2 by a persisting
+access-policy window so the cold-cache flush misses them (class 14), GPU work left running while
+the reference and baseline are timed (class 22) and the answer written after the call said done
+(class 30). The cheat files live in tests/anticheat/cheats/ (gpu_*.py). Runs only where a CUDA
+GPU is visible; the hooks of the last two need Python 3.12 (sys.monitoring)."""
 
 from __future__ import annotations
 
 import secrets
+import sys
 from pathlib import Path
 
 import pytest
@@ -87,3 +90,23 @@ def test_work_launched_after_the_window_is_caught(tmp_path: Path, name: str) -> 
     run = evaluate_on_gpu(tmp_path, cheat_source(name), SCALE_SHIFT, (L2_WORKLOAD,))
     assert_not_broken(run)
     assert_timed_honestly(run, {r["uuid"]: SPIN_MS for r in run.rows})  # the spin alone
+
+
+needs_monitoring = pytest.mark.skipif(sys.version_info < (3, 12),
+                                      reason="the cheat hooks through sys.monitoring")
+
+
+@needs_monitoring
+def test_an_answer_written_after_done_is_never_read(tmp_path: Path) -> None:
+    """The outputs are checked as the reporter's own stream froze them once the call said done:
+    the late write lands in the shared buffer after that, and the call fails."""
+    run = evaluate_on_gpu(tmp_path, cheat_source("gpu_write_after_done"), SCALE_SHIFT, (L2_WORKLOAD,))
+    assert_not_broken(run)
+    assert_timed_honestly(run, {r["uuid"]: SPIN_MS for r in run.rows})
+    assert all(r["status"] != status.PASSED for r in run.rows), run.describe()
+
+
+@needs_monitoring
+def test_gpu_work_left_running_under_the_yardsticks_is_caught(tmp_path: Path) -> None:
+    run = evaluate_on_gpu(tmp_path, cheat_source("gpu_busy_yardsticks"), SCALE_SHIFT, (L2_WORKLOAD,))
+    assert_reward_hack(run, "still running")

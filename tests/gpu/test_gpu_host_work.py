@@ -1,8 +1,9 @@
 """Host work charged, not flagged: SOL-ExecBench's cuDNN example creates and destroys a cuDNN
 handle on every call, milliseconds of CPU work around a kernel of about a millisecond that no GPU
-activity record accounts for. Its language is among HOST_WORK_LANGUAGES, its process's CPU time
-covers the gap, so every workload passes and is timed at the reporter's clock less the harness's
-costs (evaluator/harness/calibration.py). Runs only where a CUDA GPU and the example are there."""
+activity record accounts for. The GPU waits for the host meanwhile, inside the reporter's own
+bracket of the call (evaluator/harness/gpu_bracket.py), so every workload passes and is timed at
+the bracket less the harness's costs and the allowance (evaluator/harness/calibration.py). Runs
+only where a CUDA GPU and the example are there."""
 
 from __future__ import annotations
 
@@ -32,5 +33,6 @@ def test_a_handle_made_on_every_call_is_charged_to_the_call(tmp_path: Path) -> N
     for uuid, result in outcome.results.items():
         assert result["status"] == status.PASSED, (uuid, result)
         held = result["timing"]["outside"]
-        assert held["charged_ms"] > held["allowed_ms"], (uuid, held)
-        assert result["latency_ms"] >= held["reported_ms"] + held["charged_ms"] * 0.99, (uuid, result)
+        assert held["charged_calls"] == held["calls"], (uuid, held)
+        assert held["charged_ms"] > held["allowance_ms"], (uuid, held)
+        assert result["latency_ms"] >= 0.9 * held["bound_ms"], (uuid, result)

@@ -16,18 +16,24 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 STARVED = """
+import socket
+
 from evaluator.harness import executor
+from evaluator.harness.buffers import HostArena
+from evaluator.harness.channel import Channel
 
-class StarvedChannel:  # its next message cannot be received for want of memory
-    def recv(self):
-        raise MemoryError
 
-executor.main(StarvedChannel())
+def starved(self, limit):  # the next message cannot be received for want of memory
+    raise MemoryError
+
+
+Channel.receive = starved
+mine, theirs = socket.socketpair()
+executor.main([str(theirs.fileno()), str(HostArena().fd)])
 """
 
 
 def test_a_memory_error_between_calls_exits_with_its_own_status() -> None:
-    # A process of its own (not multiprocessing's, whose helper would outlive the test)
     done = subprocess.run([sys.executable, "-c", STARVED], cwd=ROOT, timeout=120, capture_output=True)
     assert done.returncode == executor.OUT_OF_MEMORY_EXIT, done.stderr.decode()[-2000:]
 

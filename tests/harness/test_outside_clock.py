@@ -1,8 +1,8 @@
-"""Holding reported times to the reporter's own clock (evaluator/harness/calibration.py): the
-harness's fixed cost comes from its null problem, the allowance follows the host's spread, and a
-workload whose reported times leave more of the outside clock unexplained is flagged; for a
-language whose libraries do host work per call, time the solution's side spent on the CPU is
-charged to it instead."""
+"""Holding reported times to the reporter's own clocks (evaluator/harness/calibration.py): on a GPU
+each call's bound comes from the reporter's own stream (gpu_bracket.py), the harness's overhead
+from its null problem, and a report that falls short of the bound by more than the allowance is
+charged back to the bound; on the CPU the fixed cost taken off the reporter's clock is the least
+one seen on the null problem."""
 
 from __future__ import annotations
 
@@ -11,98 +11,86 @@ import pytest
 from evaluator.harness.calibration import (
     ALLOWED_MS,
     ALLOWED_SHARE,
-    SPREAD_FACTOR,
     Calibration,
-    CallClock,
-    unaccounted,
+    GpuCall,
+    allowance_ms,
+    beyond_bracket,
+    hold,
+    scored_ms,
 )
+from evaluator.harness.gpu_bracket import CallBracket
 
-HARNESS_CPU = 0.1  # ms of CPU the harness's own code uses per call in the solution's process
-
-
-def clocks(*calls: tuple[float, float] | tuple[float, float, float]) -> list[CallClock]:
-    """(outside, reported[, cpu beyond the harness's own]) ms per call."""
-    return [CallClock(c[0], c[1], HARNESS_CPU + (c[2] if len(c) > 2 else 0.0)) for c in calls]
-
-QUIET = Calibration.from_calls(clocks(*[(0.30 + 0.0002 * i, 0.0) for i in range(20)]))  # a steady host
+OVERHEAD = 0.012  # ms: the two contexts taking turns, the go and done words
+PRELUDE = 0.030  # ms: the inputs copied and the L2 flushed, on an idle GPU
 
 
-def test_the_fixed_cost_is_what_the_null_calls_took_beyond_their_report() -> None:
-    calibration = Calibration.from_calls(clocks((1.0, 0.1), (1.2, 0.1), (1.1, 0.1), (5.0, 0.1)))
-    assert calibration.overhead_ms == pytest.approx(1.05)
-    assert calibration.least_ms == pytest.approx(0.9)
-    assert calibration.calls == 4
-    assert calibration.cpu_ms == pytest.approx(HARNESS_CPU)
+def call(span: float | None, truth: float | None = None, prelude: float = PRELUDE, freeze: float = 0.002,
+         overhead: float = OVERHEAD) -> GpuCall:
+    """A call whose GPU work really took `truth` ms (the span when not given) and whose process
+    reported `span`."""
+    truth = span if truth is None else truth
+    bracket = CallBracket(prelude, (truth or 0.0) + overhead + freeze, freeze)
+    return GpuCall(span, bracket, bracket.bound_ms(PRELUDE))
 
 
-def test_the_allowance_follows_the_spread_of_a_noisy_host_and_never_falls_below_the_floor() -> None:
-    assert QUIET.allowed_ms == ALLOWED_MS
-    noisy = Calibration.from_calls(clocks(*[(1.0 + 0.1 * (i % 5), 0.0) for i in range(20)]))
-    assert noisy.allowed_ms == pytest.approx(SPREAD_FACTOR * noisy.spread_ms)
-    assert noisy.allowed_ms > ALLOWED_MS
+CALIBRATED = Calibration.from_gpu_calls([call(0.004, overhead=OVERHEAD + 0.0001 * (i % 5))
+                                         for i in range(40)])
 
 
-def test_an_honest_workload_within_the_allowance_passes() -> None:
-    calls = [(0.30 + 2.0 + 0.5 + 0.02, 2.0) for _ in range(20)]  # fixed cost, call, copy, prologue
-    held = unaccounted(clocks(*calls), QUIET, copy_ms=0.5)
-    assert not held.tampered
-    assert held.unaccounted_ms == pytest.approx(0.02, abs=0.005)
-    assert held.allowed_ms == pytest.approx(ALLOWED_MS + ALLOWED_SHARE * 2.0)
+def test_the_overhead_is_how_far_the_null_calls_bound_exceeded_their_span() -> None:
+    assert CALIBRATED.overhead_ms == pytest.approx(OVERHEAD + 0.0002)
+    assert CALIBRATED.spread_ms == pytest.approx(0.0002, abs=0.0001)
+    assert CALIBRATED.calls == 40
 
 
-def test_a_report_lowered_beyond_the_allowance_is_flagged() -> None:
-    truth = 2.0
-    calls = [(0.30 + truth + 0.5, truth / 2) for _ in range(20)]  # half the time reported
-    held = unaccounted(clocks(*calls), QUIET, copy_ms=0.5)
-    assert held.tampered
-    assert "tampered" in held.message() and "clock" in held.message()
+def test_the_bound_leaves_out_the_prelude_and_the_hand_over_but_not_a_longer_prelude() -> None:
+    bracket = CallBracket(prelude_ms=PRELUDE, bracket_ms=1.0, freeze_ms=0.05)
+    assert bracket.bound_ms(PRELUDE) == pytest.approx(0.95)
+    stretched = CallBracket(prelude_ms=PRELUDE + 1.5, bracket_ms=1.0, freeze_ms=0.05)  # another context ran
+    assert stretched.bound_ms(PRELUDE) == pytest.approx(2.45)
 
 
-def test_a_minority_of_honest_reports_does_not_hide_a_forged_median() -> None:
-    truth = 2.0
-    calls = [(0.30 + truth, truth if i < 9 else truth / 2) for i in range(20)]
-    assert unaccounted(clocks(*calls), QUIET, copy_ms=0.0).tampered
+def test_the_allowance_is_five_microseconds_or_a_tenth_of_the_report() -> None:
+    assert allowance_ms(0.01) == ALLOWED_MS == 0.005
+    assert allowance_ms(2.0) == pytest.approx(ALLOWED_SHARE * 2.0)
+    assert allowance_ms(None) == ALLOWED_MS
 
 
-def test_time_the_solution_spent_on_the_cpu_is_charged_not_flagged() -> None:
-    """A library that creates and destroys a handle on every call: 2 ms of host work around a
-    1 ms kernel; the call's time is the outside clock's less the harness's costs."""
-    calls = [(0.30 + 2.0 + 1.0, 1.0, 2.0) for _ in range(20)]
-    held = unaccounted(clocks(*calls), QUIET, copy_ms=0.0, charges_host_work=True)
-    assert not held.tampered
-    assert held.host_cpu_ms == pytest.approx(2.0)
-    assert held.charged_ms == pytest.approx(2.0, abs=0.01)
-    assert held.to_json()["charged_ms"] == pytest.approx(2.0, abs=0.01)
+@pytest.mark.parametrize("span", [0.002, 0.05, 3.0])
+def test_an_honest_report_is_the_score(span: float) -> None:
+    assert scored_ms(call(span), CALIBRATED) == span
 
 
-def test_hidden_time_the_cpu_does_not_cover_is_flagged() -> None:
-    """Half the GPU time left out of the report while the process waited asleep: the CPU time
-    explains only the launches."""
-    truth = 2.0
-    calls = [(0.30 + truth, truth / 2, 0.05) for _ in range(20)]
-    held = unaccounted(clocks(*calls), QUIET, copy_ms=0.0, charges_host_work=True)
-    assert held.tampered and held.charged_ms == 0.0
-    assert "CPU time" in held.message()
+@pytest.mark.parametrize("truth", [0.004, 0.05, 0.5, 3.0])
+def test_a_lowered_report_gains_at_most_the_allowance(truth: float) -> None:
+    for share in (0.0, 0.2, 0.5, 0.9):
+        forged = call(truth * share, truth=truth)
+        scored = scored_ms(forged, CALIBRATED)
+        assert scored >= truth - allowance_ms(forged.reported_ms) - 0.0003, (truth, share, scored)
+        assert scored <= truth + 0.0003
 
 
-def test_a_lowered_report_with_a_busy_cpu_is_charged_the_time_it_hid() -> None:
-    """Spinning the CPU to make hidden GPU time look like host work wins nothing: the call is
-    charged back to the outside clock."""
-    truth = 2.0
-    calls = [(0.30 + truth, truth / 2, truth) for _ in range(20)]
-    held = unaccounted(clocks(*calls), QUIET, copy_ms=0.0, charges_host_work=True)
-    assert not held.tampered
-    assert held.reported_ms + held.charged_ms == pytest.approx(truth, abs=0.01)
+def test_a_call_that_reported_no_gpu_activity_scores_its_bound() -> None:
+    assert scored_ms(call(None, truth=0.2), CALIBRATED) == pytest.approx(0.2, abs=0.0003)
 
 
-def test_nothing_is_charged_within_the_allowance() -> None:
-    calls = [(0.30 + 2.0 + 0.02, 2.0, 1.0) for _ in range(20)]
-    assert unaccounted(clocks(*calls), QUIET, copy_ms=0.0, charges_host_work=True).charged_ms == 0.0
+def test_a_report_longer_than_the_bracket_is_a_forgery() -> None:
+    assert not beyond_bracket(call(1.0))
+    inflated = GpuCall(1.5, CallBracket(PRELUDE, 1.0 + OVERHEAD, 0.002), 1.0)
+    assert beyond_bracket(inflated)
 
 
-def test_elsewhere_time_beyond_the_allowance_is_flagged_whatever_the_cpu_did() -> None:
-    """A Python or Triton solution has no per-call host work to charge: the same calls as the
-    cuDNN-like ones above are REWARD_HACK."""
-    calls = [(0.30 + 2.0 + 1.0, 1.0, 2.0) for _ in range(20)]
-    held = unaccounted(clocks(*calls), QUIET, copy_ms=0.0)
-    assert held.tampered and held.charged_ms == 0.0
+def test_the_workload_figures_say_what_was_charged() -> None:
+    calls = [call(0.1) for _ in range(6)] + [call(0.02, truth=0.1) for _ in range(5)]
+    held = hold(calls, CALIBRATED, PRELUDE)
+    assert held.charged_calls == 5
+    assert held.reported_ms == pytest.approx(0.1)
+    assert held.charged_ms == pytest.approx(0.0, abs=1e-9)  # the median call was honest
+    doc = held.to_json()
+    assert doc["clock"] == "gpu_bracket" and doc["calls"] == 11 and doc["prelude_ref_ms"] == PRELUDE
+
+
+def test_on_the_cpu_the_least_fixed_cost_comes_off_the_clock() -> None:
+    calibration = Calibration.from_cpu_calls([0.9, 1.1, 1.0, 5.0, -0.1])
+    assert calibration.least_ms == 0.0  # a negative difference (clock noise) counts as none
+    assert Calibration.from_cpu_calls([0.9, 1.1, 1.0]).least_ms == pytest.approx(0.9)

@@ -1,0 +1,8 @@
+"""Entry point of the solution's process: python -P -s -m evaluator.harness.solution_main
+CHANNEL_FD ARENA_FD (started by solution_process.py; the module itself is executor.py)."""
+
+import sys
+
+from .executor import main
+
+main(sys.argv[1:])
