@@ -111,6 +111,16 @@ class GpuBracket:
         stream, handle = self.stream, self.stream.cuda_stream
         stream.wait_stream(torch.cuda.current_stream(self.device))  # the inputs were drawn there
         reset_persisting_l2()
+        try:
+            self._queue(stream, handle, ticket, events, inputs, outputs)
+        except Exception:
+            self.unblock(ticket)  # what was queued must not wait for good
+            raise
+        return Pending(ticket, events)
+
+    def _queue(self, stream: torch.cuda.Stream, handle: int, ticket: int, events: dict[str, torch.cuda.Event],
+               inputs: list[tuple[torch.Tensor, torch.Tensor]],
+               outputs: list[tuple[torch.Tensor, torch.Tensor]]) -> None:
         with torch.cuda.stream(stream):
             stream_ops.wait_value(handle, self._address(READY), ticket)
             events["A"].record(stream)
@@ -124,7 +134,6 @@ class GpuBracket:
             for shared, frozen in outputs:
                 frozen.copy_(shared)
             events["C"].record(stream)
-        return Pending(ticket, events)
 
     def settle(self, pending: Pending, deadline_s: float = SETTLE_SECONDS) -> CallBracket:
         """Wait until the call's freeze is over; SolutionDidNotFinish where the solution's side

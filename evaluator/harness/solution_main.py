@@ -5,4 +5,5 @@ import sys
 
 from .executor import main
 
-main(sys.argv[1:])
+if __name__ == "__main__":
+    main(sys.argv[1:])
