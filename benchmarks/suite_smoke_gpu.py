@@ -76,22 +76,29 @@ def evaluate(problem: Path, entry: dict[str, Any], args: argparse.Namespace) -> 
         "hidden": sum(r["visibility"] == "hidden" for r in rows),
         "score": round(report["aggregates"]["score"], 4),
         "geomean_speedup": report["aggregates"]["geomean_speedup"],
-        "unaccounted_over_allowed": _largest_unaccounted_share(rows),
+        "held": _held(rows),
         "failures": sorted({f"{r['status']}: {r['message'][:120]}" for r in rows
                             if r["status"] != "PASSED"})[:4],
     }
     print(f"{name:40s} {line['wall_s']:6.1f}s visible {line['visible_passed']}/{line['visible']} "
           f"hidden {line['hidden_passed']}/{line['hidden']} score {line['score']:.3f} "
-          f"unaccounted/allowed {line['unaccounted_over_allowed']} "
+          f"held {line['held']} "
           f"{line['failures'][:1]}", flush=True)
     return line
 
 
-def _largest_unaccounted_share(rows: list[dict[str, Any]]) -> float | None:
-    """The largest unaccounted time of a workload as a share of what is allowed (1 = flagged)."""
-    held = [(r.get("timing") or {}).get("outside") for r in rows]
-    shares = [h["unaccounted_ms"] / h["allowed_ms"] for h in held if h]
-    return round(max(shares), 3) if shares else None
+def _held(rows: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """How the reported times sat against the reporter's GPU bracket (docs/security.md, "Time
+    cannot be forged downward"): the largest median excess of a workload over its allowance (1 =
+    the median call charged), the largest excess in us, and the share of timed calls charged."""
+    held = [h for h in ((r.get("timing") or {}).get("outside") for r in rows) if h]
+    if not held:
+        return None
+    calls = sum(h["calls"] for h in held)
+    return {"excess_over_allowance": round(max(h["excess_ms"] / h["allowance_ms"] for h in held), 3),
+            "largest_excess_us": round(1e3 * max(h["excess_ms"] for h in held), 2),
+            "overhead_us": round(1e3 * held[0]["overhead_ms"], 2),
+            "charged_share": round(sum(h["charged_calls"] for h in held) / calls, 4) if calls else None}
 
 
 if __name__ == "__main__":

@@ -90,7 +90,7 @@ def test_a_reporter_planted_in_the_user_site_never_runs(tmp_path: Path, kind: st
         assert all(r["status"] != status.PASSED for r in outcome.results.values()), outcome.results
 
 
-# The solution's own process is started by the reporter (multiprocessing, spawn): it must get the
+# The solution's own process is started by the reporter (python -P -s): it must get the
 # same safe path, so nothing planted on a writable sys.path entry loads before the solution does.
 SAFE_PATH_PROBE = """
 import json
