@@ -41,6 +41,7 @@ class HostArena:
             os.ftruncate(fd, ARENA_BYTES)
         self.fd = fd
         self.map = mmap.mmap(fd, ARENA_BYTES, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE)
+        self.base = ctypes.addressof(ctypes.c_char.from_buffer(self.map))
         self.used = 0
 
     def empty(self, shape: tuple[int, ...], stride: tuple[int, ...], dtype: torch.dtype) -> torch.Tensor:
@@ -54,8 +55,7 @@ class HostArena:
         return self._view(offset, shape, stride, dtype)
 
     def describe(self, tensor: torch.Tensor) -> dict[str, Any]:
-        base = ctypes.addressof(ctypes.c_char.from_buffer(self.map))
-        offset = tensor.data_ptr() - base
+        offset = tensor.data_ptr() - self.base
         return {"offset": offset, "shape": list(tensor.shape), "stride": list(tensor.stride()),
                 "dtype": str(tensor.dtype).removeprefix("torch.")}
 
@@ -82,6 +82,11 @@ class HostArena:
             libc.fallocate(self.fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, ctypes.c_long(0),
                            ctypes.c_long(self.used))
         self.used = 0
+
+    def close(self) -> None:
+        """Release every buffer and close the file (the mapping goes with the tensors on it)."""
+        self.release()
+        os.close(self.fd)
 
 
 def share_cuda(tensor: torch.Tensor) -> dict[str, Any]:

@@ -121,7 +121,7 @@ class SolutionProcess:
             _kill(pid)
         self.side.reap(left, keep=None)
         self.channel.close()
-        self.arena.release()
+        self.arena.close()
 
     def _wait(self, seconds: float) -> None:
         deadline = time.monotonic() + seconds
