@@ -9,7 +9,17 @@ from __future__ import annotations
 from pathlib import Path
 
 from evaluator.harness import status
-from tests.anticheat.conftest import MANY_CALLS, assert_not_broken, assert_reward_hack, evaluate_cheat
+from tests.anticheat.conftest import (
+    MANY_CALLS,
+    CheatRun,
+    assert_not_broken,
+    assert_reward_hack,
+    cheat_source,
+    current_backend,
+    evaluate_cheat,
+    scored,
+)
+from tests.conftest import evaluate_source
 
 WAIT_MS = 20.0  # each call of the cheats waits this long
 
@@ -19,7 +29,11 @@ def test_a_guard_replaced_where_the_executor_keeps_it_is_caught(tmp_path: Path) 
 
 
 def test_with_every_guard_replaced_the_score_still_follows_the_reporters_clock(tmp_path: Path) -> None:
-    run = evaluate_cheat(tmp_path, "disarm_guard_everywhere", options=MANY_CALLS)
+    source = cheat_source("disarm_guard")
+    assert "\nEVERYWHERE = False\n" in source
+    evaluated = evaluate_source(tmp_path, source.replace("\nEVERYWHERE = False\n", "\nEVERYWHERE = True\n"),
+                                options=MANY_CALLS, backend=current_backend())
+    run: CheatRun = scored(evaluated, tmp_path / "job" / "solution", "cpu")
     assert_not_broken(run)
     assert run.rows, run.describe()
     for row in run.rows:

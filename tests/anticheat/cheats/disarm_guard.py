@@ -4,14 +4,19 @@ that the guard's snapshot never looked at by value. It then computes honestly bu
 (a 20 ms wait in every call) and has the channel report each call at a microsecond.
 
 A harness whose guard only checks names finds nothing wrong; a harness that takes the time the
-solution's process reports then scores the kernel 20,000 times faster than it ran."""
+solution's process reports then scores the kernel 20,000 times faster than it ran. With
+EVERYWHERE the permissive guard also replaces the one the harness's gate keeps, so no check of
+the solution's process runs again: in-process checks cannot hold against that, and only a time
+taken outside the solution's process keeps the score honest."""
 
 import gc
+import sys
 import time
 
 import torch
 
 WAIT_S = 0.02
+EVERYWHERE = False
 _done = False
 
 
@@ -30,6 +35,8 @@ def _executor():
 def _disarm() -> None:
     executor = _executor()
     executor.guard = _Permissive()
+    if EVERYWHERE:
+        sys.modules[type(executor).__module__].ReporterGate.guard = executor.guard
     say = type(executor).say
 
     def forged(self, message):
