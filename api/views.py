@@ -138,6 +138,8 @@ class SubmissionViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.R
                                                     workload=data["workload"])
         except services.UnsupportedLanguage as exc:
             raise ValidationError({"language": [str(exc)]}) from None
+        except services.SolutionRefused as exc:
+            raise ValidationError({"file" if "file" in request.data else "sources": [str(exc)]}) from None
         except services.WorkloadRefused as exc:
             raise ValidationError({"workload": [str(exc)]}) from None
         except services.NoWorkerOnline as exc:

@@ -24,6 +24,7 @@ from evaluator.counting import counted
 from evaluator.jobs import SolutionFiles
 from evaluator.models import Evaluation
 from evaluator.page_changes import submissions_changed
+from evaluator.solution_check import missing_entry, task_type_mismatch
 from evaluator.toolchains import UnsupportedLanguage as UnsupportedLanguage
 from evaluator.toolchains import check_runnable, infer_language, languages_of, toolchains
 from evaluator.workers import NoWorkerOnline as NoWorkerOnline
@@ -109,6 +110,25 @@ def check_workload(problem: Problem, mode: str, uuid: str) -> None:
                               f"{uuid!r} (its visible workloads: GET /api/v1/problems/{problem.slug}/)")
 
 
+class SolutionRefused(ValueError):
+    """A solution that cannot run as submitted, told by reading it (a Python syntax error, no entry
+    function, not the language the problem's task type asks for); the message names the problem."""
+
+
+def check_solution(problem: Problem, files: SolutionFiles) -> None:
+    """Refuse (SolutionRefused) a solution whose sources do not compile (syntax_errors, as the dry run
+    of a bundle reads them), whose entry file binds no entry function, or which is not written in
+    what the problem's task type asks for. The sources are parsed, never run."""
+    errors = syntax_errors(files)
+    if errors:
+        raise SolutionRefused(f"the solution does not compile (file:line: error): {'; '.join(errors)}; "
+                              "nothing was stored")
+    problem_text = missing_entry(files.files, files.entry) or task_type_mismatch(
+        files.files, files.entry, problem.task_type)
+    if problem_text is not None:
+        raise SolutionRefused(problem_text)
+
+
 class NotCancellable(Exception):
     """Nothing of the submission is still queued, so there is nothing to cancel."""
 
@@ -130,13 +150,16 @@ def create_submission(
     problem, TooManyInFlight past the owner's evaluations queued or running at once, and
     UnsupportedLanguage where a hardware's evaluators cannot run the solution's language, and
     NoWorkerOnline where no worker serves a hardware now and none is expected, and WorkloadRefused
-    where `workload` (a profile run's one visible workload) is not to be had."""
+    where `workload` (a profile run's one visible workload) is not to be had. A submission of its
+    own (not a part of an agent bundle) raises SolutionRefused where check_solution refuses it."""
     if not hardware:
         raise ValueError("a submission needs at least one hardware to run on")
     if mode not in modes.NAMES:
         raise ValueError(f"unknown mode {mode!r} (known: {', '.join(modes.NAMES)})")
     check_workload(problem, mode, workload)
     check_languages(files, language, hardware)
+    if agent_submission is None:
+        check_solution(problem, files)
     check_served(hardware)
     with transaction.atomic():
         _lock(owner)
@@ -230,11 +253,11 @@ def check_agent_bundle(owner: AbstractBaseUser, bundle: Bundle, hardware: list[H
         language = infer_language(files.files, files.entry)
         check_languages(files, language, hardware)
         checked.append(CheckedSolution(name, problems[name].name, language, files.entry, len(files.files),
-                                       _syntax_errors(files)))
+                                       syntax_errors(files)))
     return checked
 
 
-def _syntax_errors(files: SolutionFiles) -> list[str]:
+def syntax_errors(files: SolutionFiles) -> list[str]:
     """Python sources compiled; C++/CUDA sources read lexically (submissions/native_check.py: no
     compiler, headers or GPU on this host, so they are built on the worker)."""
     errors = []
@@ -260,7 +283,8 @@ def create_agent_solution(owner: AbstractBaseUser, manifest: AgentManifest, prob
                           private: bool = False) -> Submission:
     """One solution sent with an agent's name, version and model (the browser form): an agent
     submission of that one problem (`private`: until its owner publishes it), stored with it in one
-    transaction, under the same limits."""
+    transaction, under the same limits, and checked as a submission of its own (check_solution)."""
+    check_solution(problem, files)
     with transaction.atomic():
         _lock(owner)
         check_version(owner, manifest, modes.RANKED)

@@ -53,7 +53,7 @@ def submit(request: HttpRequest) -> HttpResponse:
                                                                 data["files"], data["language"], hardware,
                                                                 private=data["agent_private"])
             except (services.QuotaExceeded, services.UnsupportedLanguage, services.NoWorkerOnline,
-                    services.VersionTaken, services.WorkloadRefused) as exc:
+                    services.VersionTaken, services.WorkloadRefused, services.SolutionRefused) as exc:
                 form.add_error(None, str(exc))
             else:
                 return redirect("submission", submission_id=submission.pk)
