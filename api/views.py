@@ -10,7 +10,7 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_sche
 from rest_framework import mixins, permissions, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import NotFound, Throttled, ValidationError
-from rest_framework.parsers import JSONParser, MultiPartParser
+from rest_framework.parsers import MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -30,6 +30,7 @@ from submissions.visibility import can_view_source
 from .boards import ranked_and_unranked
 from .errors import ConflictError, QuotaExceededError
 from .filters import ProblemFilter
+from .parsers import BoundedJSONParser
 from .serializers import (
     AgentSubmissionCreateSerializer,
     AgentSubmissionDetailSerializer,
@@ -94,7 +95,7 @@ class SubmissionViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.R
 
     permission_classes = [permissions.IsAuthenticated]
     # JSON sources, or one uploaded file; no url-encoded form, which can carry neither.
-    parser_classes = [JSONParser, MultiPartParser]
+    parser_classes = [BoundedJSONParser, MultiPartParser]
     lookup_value_regex = "[0-9]+"
 
     def get_queryset(self) -> QuerySet[Submission]:

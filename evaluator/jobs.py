@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from evaluator import bounded_json
 from evaluator.harness.problem import Problem, Workload
 
 MAX_SOURCE_BYTES = 1 << 20
@@ -84,7 +85,9 @@ class SolutionFiles:
     @classmethod
     def from_solution_json(cls, text: str, where: str = "solution.json") -> SolutionFiles:
         try:
-            data = json.loads(text)
+            data = bounded_json.loads(text, where)
+        except bounded_json.TooDeep as exc:
+            raise SolutionError(str(exc)) from None
         except json.JSONDecodeError as exc:
             raise SolutionError(f"{where}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
         sources = data.get("sources") if isinstance(data, dict) else None

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any, BinaryIO
 
+from evaluator import bounded_json
 from evaluator.harness.names import why_not_a_name
 from evaluator.jobs import MAX_SOURCE_BYTES, SolutionError, SolutionFiles
 
@@ -386,7 +387,9 @@ def parse_manifest(data: bytes, limits: BundleLimits = DEFAULT_LIMITS) -> AgentM
     """The agent's manifest.json, field by field; unknown keys are refused to catch typos."""
     text = _text(_MANIFEST, data, limits.max_source_bytes)
     try:
-        raw = json.loads(text, object_pairs_hook=_object_without_repeated_keys)
+        raw = bounded_json.loads(text, _MANIFEST, object_pairs_hook=_object_without_repeated_keys)
+    except bounded_json.TooDeep as exc:
+        raise BundleError(str(exc)) from None
     except json.JSONDecodeError as exc:
         raise BundleError(f"{_MANIFEST}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
     if not isinstance(raw, dict):

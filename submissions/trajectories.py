@@ -9,6 +9,8 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from evaluator import bounded_json
+
 SUFFIX = ".jsonl"
 SHOWN = 2000  # characters of a text shown before "show all"
 RESULT_KEYS = ("tool_result", "result")
@@ -80,8 +82,10 @@ def parse(text: str) -> list[Step]:
 
 def _step(number: int, line: str) -> Step:
     try:
-        value = json.loads(line)
-    except (ValueError, RecursionError) as exc:
+        value = bounded_json.loads(line, f"line {number}")
+    except bounded_json.TooDeep as exc:
+        return Step(number, problem=str(exc), raw=line)
+    except ValueError as exc:
         return Step(number, problem=f"line {number} is not JSON ({_reason(exc)})", raw=line)
     if not isinstance(value, dict):
         return Step(number, problem=f"line {number} is not a JSON object but {_kind(value)}", raw=line)
