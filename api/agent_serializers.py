@@ -187,6 +187,10 @@ class ComparedTaskTypeSerializer(serializers.Serializer):
     delta = FigureDeltasSerializer()
 
 
+BETTER_HELP = ('"a" or "b": the one that ranks higher on the problem by the boards\' rule (correct on every '
+               "workload first, then the score); null where they stand level")
+
+
 class ComparedProblemSerializer(serializers.Serializer):
     problem = serializers.CharField()
     task_type = serializers.CharField()
@@ -196,6 +200,7 @@ class ComparedProblemSerializer(serializers.Serializer):
     visible_delta = serializers.FloatField()
     hidden_delta = serializers.FloatField()
     change = serializers.CharField(help_text='e.g. "visible only -> all workloads", or "same"')
+    better = serializers.CharField(allow_null=True, help_text=BETTER_HELP)
 
 
 class AgentComparisonSerializer(serializers.Serializer):
@@ -204,8 +209,12 @@ class AgentComparisonSerializer(serializers.Serializer):
     a = ComparedUploadSerializer()
     b = ComparedUploadSerializer()
     delta = FigureDeltasSerializer(help_text="b minus a over the suite")
-    improved = serializers.IntegerField(help_text="problems b scores higher on")
-    worse = serializers.IntegerField(help_text="problems b scores lower on")
+    better = serializers.CharField(allow_null=True, help_text=(
+        '"a" or "b": the one that ranks higher over the suite by the agent board\'s rule (an upload '
+        "with a problem that failed some workload below one whose problems passed them all, then the "
+        "suite score); null where they stand level"))
+    improved = serializers.IntegerField(help_text="problems b ranks above a on: correct first, then score")
+    worse = serializers.IntegerField(help_text="problems b ranks below a on")
     task_types = ComparedTaskTypeSerializer(many=True)
     problems = ComparedProblemSerializer(many=True)
 

@@ -192,13 +192,14 @@ def comparison_document(found: agent_compare.Comparison) -> dict[str, Any]:
     return {
         "hardware": found.hardware, "timing_note": timing_note(found.hardware),
         "a": _compared(found.a, found.a_here), "b": _compared(found.b, found.b_here),
-        "delta": found.suite_delta, "improved": found.improved, "worse": found.worse,
+        "delta": found.suite_delta, "better": found.better, "improved": found.improved, "worse": found.worse,
         "task_types": [{"task_type": t.task_type, "a": _figures(t.a), "b": _figures(t.b), "delta": t.delta}
                        for t in found.task_types],
         "problems": [{"problem": p.delta.problem, "task_type": p.delta.task_type,
                       "a": p.a.to_dict() if p.a else None, "b": p.b.to_dict() if p.b else None,
                       "score_delta": p.delta.score, "visible_delta": p.delta.visible_score,
-                      "hidden_delta": p.delta.hidden_score, "change": p.delta.change}
+                      "hidden_delta": p.delta.hidden_score, "change": p.delta.change,
+                      "better": p.delta.better}
                      for p in found.problems],
     }
 

@@ -27,11 +27,12 @@ from leaderboard.models import LeaderboardEntry, ScoreRecord
 from . import modes
 from .counting import COUNTING, counts
 from .models import Evaluation
+from .scoring.order import CORRECT, INCORRECT, NO_SCORE, rank_key
 
 VALID = COUNTING & Q(reward_hack=False, score__gt=0)
-# An entry's standing on its board: 0 correct on every workload, 1 incorrect on some, 2 no valid score.
-STANDING = Case(When(score__isnull=True, then=Value(2)), When(failed=0, then=Value(0)), default=Value(1),
-                output_field=IntegerField())
+# An entry's standing on its board (evaluator.scoring.order.standing, in SQL).
+STANDING = Case(When(score__isnull=True, then=Value(NO_SCORE)), When(failed=0, then=Value(CORRECT)),
+                default=Value(INCORRECT), output_field=IntegerField())
 # The stable total order of a board: standing, score, earlier submission, user id.
 RANK_ORDER = (STANDING.asc(), F("score").desc(nulls_last=True), F("submitted_at").asc(), F("user_id").asc())
 
@@ -142,7 +143,7 @@ def _best_key(pk: int, score: float, created: datetime, total: int | None,
     """The order of a participant's valid evaluations, best first: correct ones, higher score,
     earlier submission, lower id."""
     failed, _ = _counts({"total": total, "passed": passed})
-    return (failed > 0, -score, created, pk)
+    return rank_key(failed, score, created, pk)
 
 
 def add_record(evaluation: Evaluation, problem_id: int) -> None:
@@ -204,11 +205,7 @@ def _better(candidate: tuple[int, float, datetime], entry: LeaderboardEntry) -> 
     any beats none; a correct one beats an incorrect one; then the higher score; an equal score
     only if submitted earlier."""
     failed, score, submitted_at = candidate
-    if entry.score is None:
-        return True
-    if (failed > 0) != (entry.failed > 0):
-        return failed == 0
-    return score > entry.score or (score == entry.score and submitted_at < entry.submitted_at)
+    return rank_key(failed, score, submitted_at) < rank_key(entry.failed, entry.score, entry.submitted_at)
 
 
 def board(problem_id: int, hardware_id: int) -> list[LeaderboardEntry]:

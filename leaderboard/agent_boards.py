@@ -1,7 +1,7 @@
 """The agent board of a hardware: one row per upload (agent, version, model) whose evaluations there
-have all finished, ranked by its suite score, with the generalization figures of
-evaluator.scoring.suite (docs/scoring.md, "Agent suites"); filtered by task type, the same over
-that type's problems. A fixed number of queries whatever the number of uploads."""
+have all finished, ranked correct first as the problem boards are (evaluator.scoring.order), then by
+its suite score, with the generalization figures of evaluator.scoring.suite (docs/scoring.md,
+"Agent suites"); filtered by task type, the same over that type's problems. A fixed number of queries whatever the number of uploads."""
 
 from __future__ import annotations
 
@@ -107,7 +107,9 @@ class AgentBoard:
 
 def agent_board(hardware: Hardware, task_type: str | None = None) -> AgentBoard:
     """Every listed upload whose evaluations on the hardware have all finished (those with a
-    solution of the task type, when given), best suite score first; ties go to the earlier upload."""
+    solution of the task type, when given), correct first as on the problem boards (an upload with a
+    problem that failed some workload below every one whose problems passed them all), then best
+    suite score; ties go to the earlier upload."""
     uploads = finished_uploads(hardware)
     suite = agent_results.current_suite()
     found = agent_results.results(uploads, hardware, suite)
@@ -122,7 +124,7 @@ def agent_board(hardware: Hardware, task_type: str | None = None) -> AgentBoard:
         profile = getattr(upload.owner, "profile", None)
         board.rows.append(AgentRow(upload, upload.owner.get_username(), profile.team if profile else "",
                                    figures, here))
-    board.rows.sort(key=lambda row: (-row.figures.score, row.submitted_at, row.agent_submission))
+    board.rows.sort(key=lambda row: row.figures.rank_key(row.submitted_at, row.agent_submission))
     for rank, row in enumerate(board.rows, start=1):
         row.rank = rank
     return board

@@ -128,7 +128,17 @@ def print_comparison(document: Mapping[str, Any], console: Console) -> None:
                          _signed(p["score_delta"]), _signed(p["visible_delta"]), _signed(p["hidden_delta"]),
                          p["change"])
     console.print(problems)
-    console.print(f"b scores higher on {document['improved']} problems and lower on {document['worse']}")
+    console.print(verdict(document.get("better")))
+    console.print(f"b ranks above a on {document['improved']} problems and below it on {document['worse']} "
+                  f"(correct on every workload first, then the score)")
+
+
+def verdict(better: str | None) -> str:
+    """Which upload ranks higher over the suite, in the agent board's words."""
+    if better not in ("a", "b"):
+        return "a and b stand level by the agent board's rule"
+    return (f"{better} is better by the agent board's rule: an upload with a problem that failed some "
+            "workload ranks below one whose problems passed them all, then the higher suite score")
 
 
 def print_frontier(document: Mapping[str, Any], console: Console) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from evaluator.scoring.suite import ProblemDelta, SuiteFigures, compare, figure_deltas
+from evaluator.scoring.suite import ProblemDelta, SuiteFigures, better, compare, figure_deltas
 
 from . import agent_results
 from .agent_results import HardwareResults, ProblemRow, UploadResults
@@ -55,12 +55,20 @@ class Comparison:
         return [ComparedTaskType(name, mine.get(name), theirs.get(name)) for name in names]
 
     @property
+    def better(self) -> str | None:
+        """Which upload ranks higher over the suite by the agent board's rule ("a" or "b"): correct
+        first, then the suite score; None where they stand level."""
+        return better(self.a_here.suite.rank_key(), self.b_here.suite.rank_key())
+
+    @property
     def improved(self) -> int:
-        return sum(1 for problem in self.problems if problem.delta.score > 0)
+        """Problems b ranks above a on (correct first, then the score)."""
+        return sum(1 for problem in self.problems if problem.delta.better == "b")
 
     @property
     def worse(self) -> int:
-        return sum(1 for problem in self.problems if problem.delta.score < 0)
+        """Problems b ranks below a on."""
+        return sum(1 for problem in self.problems if problem.delta.better == "a")
 
 
 def compare_uploads(a: AgentSubmission, b: AgentSubmission, hardware: str | None = None) -> Comparison:

@@ -11,6 +11,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from .order import rank_key
+
 
 @dataclass(frozen=True)
 class ProblemResult:
@@ -77,6 +79,15 @@ class ProblemResult:
         hidden = _passed_score(self.hidden_score, self.hidden_passed, self.hidden_total)
         return None if visible is None or hidden is None else visible - hidden
 
+    @property
+    def failed(self) -> int:
+        """The workloads that did not pass, visible and hidden."""
+        return self.visible_total - self.visible_passed + self.hidden_total - self.hidden_passed
+
+    def rank_key(self) -> tuple[Any, ...]:
+        """Its place by the boards' rule (evaluator.scoring.order): correct first, then the score."""
+        return rank_key(self.failed, self.score if self.valid else None)
+
     def to_dict(self) -> dict[str, Any]:
         return {**asdict(self), **{name: getattr(self, name) for name in DERIVED}}
 
@@ -100,6 +111,17 @@ class SuiteFigures:
     correctness_gap: float | None  # mean over the solved problems where it is defined
     speed_gap: float | None  # the same
     conditional_correctness: float | None  # the same
+
+    @property
+    def failed_problems(self) -> int:
+        """Problems with a solution that failed some workload, visible or hidden (invalid ones too)."""
+        return self.attempted - self.solved_all
+
+    def rank_key(self, *ties: Any) -> tuple[Any, ...]:
+        """Its place by the boards' rule (evaluator.scoring.order), the suite being one entry: an
+        upload with a problem that failed some workload ranks below every upload whose problems all
+        passed every workload, whatever the suite scores; then the higher suite score, then `ties`."""
+        return rank_key(self.failed_problems, self.score if self.solved else None, *ties)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -160,6 +182,12 @@ class ProblemDelta:
         return _score_of(self.b, "hidden_score") - _score_of(self.a, "hidden_score")
 
     @property
+    def better(self) -> str | None:
+        """Which of the two ranks higher on the problem by the boards' rule ("a" or "b"), correct
+        first, then the score; None where they stand level (a left-out problem has no score)."""
+        return better(_key(self.a), _key(self.b))
+
+    @property
     def change(self) -> str:
         """What happened to the problem from a to b, in words."""
         before, after = _standing(self.a), _standing(self.b)
@@ -191,6 +219,15 @@ def figure_deltas(a: SuiteFigures | None, b: SuiteFigures | None) -> dict[str, f
         before, after = value(a, name), value(b, name)
         deltas[name] = None if before is None or after is None else after - before
     return deltas
+
+
+def better(a: tuple[Any, ...], b: tuple[Any, ...]) -> str | None:
+    """"a" or "b", whichever rank key sorts first; None where they are equal."""
+    return "a" if a < b else "b" if b < a else None
+
+
+def _key(result: ProblemResult | None) -> tuple[Any, ...]:
+    return rank_key(0, None) if result is None else result.rank_key()
 
 
 def _standing(result: ProblemResult | None) -> str:

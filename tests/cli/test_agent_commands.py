@@ -86,7 +86,7 @@ def test_the_board_results_and_compare(logged_in: Server, cli: Any) -> None:
     compared = cli("agent-compare", str(first.pk), str(later.pk), "--json").json()
     assert [row["change"] for row in compared["problems"]] == ["left out -> all workloads",
                                                                "visible only -> all workloads"]
-    assert "b scores higher on 2 problems and lower on 0" in versus.out
+    assert "b ranks above a on 2 problems and below it on 0" in versus.out
     missing = cli("agent-compare", str(first.pk), "999999")
     assert missing.code == 2 and "no agent submission #999999" in missing.err
 

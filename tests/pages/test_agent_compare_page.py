@@ -52,7 +52,8 @@ def test_two_uploads_side_by_side_with_deltas(client: Client, uploads: tuple[Any
     assert problems["gemm"][-2:] == ["+0.700", "visible only -&gt; all workloads"]
     assert problems["norm"][1:3] == ["left out", "scored"]
     assert rows(body, "task-types")["optimize_triton"][:3] == ["0", "0.400", "+0.400"]
-    assert "b scores higher on 2 problems and lower on 0." in body
+    assert ("b ranks above a on 2 problems and below it on 0 (correct on every workload first, then the "
+            "score).") in body
     assert f"/api/v1/agent-submissions/compare/?a={first.pk}&amp;b={later.pk}&amp;hardware=cpu" in body
 
 
