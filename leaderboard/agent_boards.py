@@ -1,7 +1,8 @@
 """The agent board of a hardware: one row per upload (agent, version, model) whose evaluations there
 have all finished, ranked correct first as the problem boards are (evaluator.scoring.order), then by
 its suite score, with the generalization figures of evaluator.scoring.suite (docs/scoring.md,
-"Agent suites"); filtered by task type, the same over that type's problems. A fixed number of queries whatever the number of uploads."""
+"Agent suites"); filtered by task type, the same over that type's problems. A fixed number of
+queries whatever the number of uploads."""
 
 from __future__ import annotations
 
