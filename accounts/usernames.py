@@ -1,5 +1,6 @@
 """Usernames that cannot be mistaken for one another: a name's skeleton is what it looks like
-(NFKC, Cyrillic and Greek look-alikes as the Latin letters they resemble, case folded), and a new
+(NFKC, Cyrillic, Greek and Armenian look-alikes as the Latin letters they resemble, I/l/1 and O/0
+as one, case folded, punctuation at either end dropped), and a new
 name whose skeleton is an existing name's is refused (docs/security.md, "Accounts")."""
 
 from __future__ import annotations
@@ -21,13 +22,22 @@ LOOK_ALIKES = str.maketrans({
     "Α": "A", "Β": "B", "Ε": "E", "Ζ": "Z", "Η": "H", "Ι": "I", "Κ": "K", "Μ": "M", "Ν": "N", "Ο": "O",
     "Ρ": "P", "Τ": "T", "Υ": "Y", "Χ": "X",
     "α": "a", "ι": "i", "κ": "k", "ν": "v", "ο": "o", "ρ": "p", "τ": "t", "υ": "u", "χ": "x",
+    # Armenian
+    "օ": "o", "Օ": "O", "ս": "u", "ց": "g", "հ": "h", "ո": "n", "զ": "q", "Ս": "U", "Տ": "S",
     # Latin letters from other blocks that NFKC keeps
     "ı": "i", "ȷ": "j", "ɑ": "a", "ɡ": "g",
 })
+# After folding case: a capital I, a one and an l are one stroke in most sans-serif fonts, and a
+# zero is an O. Since case is folded first (ADMIN is admin), a lower-case i joins them too.
+STROKES = str.maketrans({"i": "l", "1": "l", "0": "o"})
+# Dropped at the ends: `alice.` and `_alice` read as alice in a sentence or a table. Folded rather
+# than refused, so such a name is still free when no one holds the name inside it.
+_END_PUNCTUATION = ".@+-_"  # the punctuation a username may hold (Django's validator)
 
 
 def skeleton(name: str) -> str:
-    return unicodedata.normalize("NFKC", name).translate(LOOK_ALIKES).casefold()
+    shape = unicodedata.normalize("NFKC", name).strip(_END_PUNCTUATION).translate(LOOK_ALIKES)
+    return shape.casefold().translate(STROKES)
 
 
 def look_alike_of(name: str) -> str | None:

@@ -52,4 +52,28 @@ def test_different_names_are_accepted(client: Client) -> None:
 
 def test_the_skeleton_maps_case_and_script() -> None:
     assert skeleton("\u0420\u0430\u0443\u0440\u0430l") == skeleton("PayPal") == "paypal"
+    assert skeleton("aIice") == skeleton("alice") == skeleton("a1ice") and skeleton("b0b") == "bob"
     assert skeleton("\u039d\u0391\u03a4\u039f") == "nato" and skeleton("\u03bd") == "v"
+
+
+@pytest.mark.parametrize(("forged", "existing"), [
+    ("aIice", "alice"),      # capital I for l
+    ("b0b", "bob"),          # zero for o
+    ("b\u0585b", "bob"),     # Armenian o
+    ("alice.", "alice"),     # a trailing dot
+])
+def test_the_issue_37_look_alikes_are_refused(client: Client, forged: str, existing: str) -> None:
+    factories.make_user("alice")
+    factories.make_user("bob")
+    response = client.post(reverse("signup"), {"username": forged, "password1": PASSWORD,
+                                               "password2": PASSWORD})
+    assert response.status_code == 200
+    assert f"looks the same as the existing user “{existing}”" in response.content.decode()
+    assert sorted(get_user_model().objects.values_list("username", flat=True)) == ["alice", "bob"]
+
+
+def test_an_honest_new_name_beside_them_is_accepted(client: Client) -> None:
+    factories.make_user("alice")
+    factories.make_user("bob")
+    assert sign_up(client, "alicia") == 302
+    assert sign_up(client, "bobby.k") == 302
