@@ -95,7 +95,9 @@ class VisibleResultsSerializer(serializers.ListSerializer):
 
     def to_representation(self, data: Any) -> list[dict[str, Any]]:
         rows = data.all() if isinstance(data, models.manager.BaseManager) else data  # as DRF's own
-        return visible_rows(rows)
+        evaluation = getattr(data, "instance", None)  # the related manager's evaluation
+        timed = not isinstance(evaluation, Evaluation) or modes.timed(evaluation.submission.mode)
+        return visible_rows(rows, timed)
 
 
 class WorkloadResultSerializer(serializers.Serializer):
@@ -103,7 +105,8 @@ class WorkloadResultSerializer(serializers.Serializer):
 
     visibility = serializers.ChoiceField(choices=[Workload.VISIBLE])
     status = serializers.CharField()
-    score = serializers.FloatField()
+    score = serializers.FloatField(allow_null=True, help_text="null in test and profile runs, which time "
+                                   "nothing")
     uuid = serializers.CharField()
     axes = serializers.DictField(child=serializers.IntegerField())
     smoke = serializers.BooleanField()

@@ -39,13 +39,15 @@ def visible_results(results: Iterable[WorkloadResult]) -> list[WorkloadResult]:
     return [result for result in results if not is_hidden(result)]
 
 
-def visible_row(result: WorkloadResult) -> dict[str, Any]:
-    """A visible workload's whole row, as the API and the submission page show it. A hidden
-    workload has none: it is shown as part of its aggregate (hidden_summary) only."""
+def visible_row(result: WorkloadResult, timed: bool = True) -> dict[str, Any]:
+    """A visible workload's whole row, as the API and the submission page show it; a run that timed
+    nothing (`timed` False: test and profile modes) has no score. A hidden workload has none: it is
+    shown as part of its aggregate (hidden_summary) only."""
     if is_hidden(result):
         raise ValueError("a hidden workload's result is shown as part of its aggregate only")
     workload = result.workload
-    return {"visibility": workload.visibility, "status": result.status, "score": result.score,
+    return {"visibility": workload.visibility, "status": result.status,
+            "score": result.score if timed else None,
             "uuid": workload.uuid, "axes": workload.axes, "smoke": workload.smoke,
             "message": result.message, "latency_ms": result.latency_ms,
             "reference_latency_ms": result.reference_latency_ms,
@@ -55,9 +57,9 @@ def visible_row(result: WorkloadResult) -> dict[str, Any]:
             "profile": result.raw.get("profile")}
 
 
-def visible_rows(results: Iterable[WorkloadResult]) -> list[dict[str, Any]]:
+def visible_rows(results: Iterable[WorkloadResult], timed: bool = True) -> list[dict[str, Any]]:
     """The rows of the visible workloads, hidden ones left out whoever asks."""
-    return [visible_row(result) for result in visible_results(results)]
+    return [visible_row(result, timed) for result in visible_results(results)]
 
 
 def hidden_summary(evaluation: Evaluation) -> HiddenSummary | None:

@@ -106,7 +106,8 @@ def ingest(evaluation_id: int, worker: str, report: Mapping[str, Any],
         evaluation.state = Evaluation.SCORED
         # A test run times nothing: its verdicts are its result, it has no score.
         evaluation.score = float(report["aggregates"]["score"]) if modes.timed(mode) else None
-        evaluation.aggregates = dict(report["aggregates"])
+        aggregates = dict(report["aggregates"])
+        evaluation.aggregates = aggregates if modes.timed(mode) else untimed(aggregates)
         evaluation.environment = public_environment(report.get("environment"))
         hacks = [row for row in report["workloads"] if row["status"] == status.REWARD_HACK]
         if hacks:  # a mark made by hand before a retry stays
@@ -133,6 +134,16 @@ def ingest(evaluation_id: int, worker: str, report: Mapping[str, Any],
         if modes.is_ranked(mode):
             _confirm_leaders(evaluation.submission.problem_id, evaluation.hardware_id)
     return True
+
+
+# The aggregates a run that times nothing cannot have: a score of 0 there would read as a failure.
+TIMED_AGGREGATES = ("score", "score_ci95", "visible_score", "visible_score_ci95", "hidden_score",
+                    "hidden_score_ci95", "generalization_gap", "geomean_speedup")
+
+
+def untimed(aggregates: dict[str, Any]) -> dict[str, Any]:
+    """A test or profile run's aggregates: its pass counts as reported, its scores null."""
+    return {**aggregates, **{key: None for key in TIMED_AGGREGATES if key in aggregates}}
 
 
 def mark_reward_hack(evaluation: Evaluation, by_user: AbstractBaseUser, reason: str) -> Evaluation:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from evaluator import review, workers
+from evaluator import modes, review, workers
 from evaluator.harness import status
 from evaluator.hidden_results import hidden_summary, shown_progress, visible_rows
 from evaluator.models import Evaluation
@@ -42,7 +42,9 @@ class Progress:
 
 def prepare(evaluation: Evaluation, details_visible: bool) -> Evaluation:
     """Attach rows, charts, summary, progress and environment to an evaluation for the templates."""
-    evaluation.rows = [_row(data, details_visible) for data in visible_rows(evaluation.results.all())]
+    timed = modes.timed(evaluation.submission.mode)
+    evaluation.rows = [_row(data, details_visible)
+                       for data in visible_rows(evaluation.results.all(), timed)]
     evaluation.hidden = hidden_summary(evaluation)
     evaluation.chart = charts.fraction_chart(
         [(_label(row), row["sol_fraction"], row["status"]) for row in evaluation.rows],
