@@ -822,14 +822,15 @@ def cmd_agent_frontier(args: argparse.Namespace) -> int:
 
 def cmd_agent_results(args: argparse.Namespace) -> int:
     with _client(args) as client:
-        document = client.get(f"agent-submissions/{args.id}/results/")
+        # the stored token where there is one: the owner reads their private uploads too
+        document = client.get(f"agent-submissions/{args.id}/results/", auth=bool(client.token))
     return _print_agents(document, args, agent_tables.print_upload)
 
 
 def cmd_agent_compare(args: argparse.Namespace) -> int:
     params = {"a": args.a, "b": args.b, **({"hardware": args.hardware} if args.hardware else {})}
     with _client(args) as client:
-        document = client.get("agent-submissions/compare/", params=params)
+        document = client.get("agent-submissions/compare/", auth=bool(client.token), params=params)
     return _print_agents(document, args, agent_tables.print_comparison)
 
 
