@@ -324,13 +324,13 @@ class SubmissionCreateSerializer(_SubmissionTarget):
         if sources is not None and not entry:
             raise serializers.ValidationError({"entry": "with sources, name the file the harness loads"})
         field = "file" if upload is not None else "sources"
-        limit = settings.SOLARENA_MAX_SOURCE_BYTES
+        limit, files = settings.SOLARENA_MAX_SOURCE_BYTES, settings.SOLARENA_MAX_SOURCE_FILES
         try:
             if upload is not None:
                 check_size(upload.size, upload.name, limit)  # before reading any of it
-                attrs["files"] = SolutionFiles.from_upload(upload.name, upload.read(), limit)
+                attrs["files"] = SolutionFiles.from_upload(upload.name, upload.read(), limit, files)
             else:
-                attrs["files"] = SolutionFiles.from_sources(sources, entry, limit)
+                attrs["files"] = SolutionFiles.from_sources(sources, entry, limit, files)
         except SourceTooLarge as exc:
             raise SourceTooLargeError({field: [str(exc)]}) from None
         except SolutionError as exc:

@@ -16,6 +16,7 @@ from evaluator import bounded_json
 from evaluator.harness.problem import Problem, Workload
 
 MAX_SOURCE_BYTES = 1 << 20
+MAX_SOURCE_FILES = 64  # 20,000 one-line files once took an evaluation 54 s (issue 37)
 
 
 class SolutionError(ValueError):
@@ -45,19 +46,20 @@ class SolutionFiles:
         return cls({path.name: text}, path.name)
 
     @classmethod
-    def from_upload(cls, name: str, data: bytes, max_bytes: int = MAX_SOURCE_BYTES) -> SolutionFiles:
+    def from_upload(cls, name: str, data: bytes, max_bytes: int = MAX_SOURCE_BYTES,
+                    max_files: int = MAX_SOURCE_FILES) -> SolutionFiles:
         """One uploaded file: a .py solution or a solution.json."""
         filename = PurePosixPath((name or "").replace("\\", "/")).name
         if not filename.endswith((".py", ".json")):
             raise SolutionError(f"{filename or 'file'}: a solution is a .py file or a solution.json")
         text = source_text(data, filename, max_bytes)
         if filename.endswith(".json"):
-            return cls.from_solution_json(text, filename)
+            return cls.from_solution_json(text, filename, max_files)
         return cls({filename: text}, filename)
 
     @classmethod
     def from_sources(cls, sources: Mapping[str, str], entry: str,
-                     max_bytes: int = MAX_SOURCE_BYTES) -> SolutionFiles:
+                     max_bytes: int = MAX_SOURCE_BYTES, max_files: int = MAX_SOURCE_FILES) -> SolutionFiles:
         """Files given as {path: text} and the .py file the harness loads; or a single
         solution.json (the entry) that lists its own sources."""
         if not sources:
@@ -65,9 +67,11 @@ class SolutionFiles:
         if entry.endswith(".json"):
             if list(sources) != [entry]:
                 raise SolutionError("sources: a solution.json entry comes alone (it lists its own sources)")
-            return cls.from_solution_json(source_text(_encoded(sources[entry]), entry, max_bytes), entry)
+            return cls.from_solution_json(source_text(_encoded(sources[entry]), entry, max_bytes), entry,
+                                          max_files)
         if not entry.endswith(".py"):
             raise SolutionError(f"entry: {entry!r} must be a .py file or a solution.json")
+        check_count(len(sources), "sources", max_files)
         files: dict[str, str] = {}
         total = 0
         for path, text in sources.items():
@@ -83,7 +87,8 @@ class SolutionFiles:
         return cls(files, entry)
 
     @classmethod
-    def from_solution_json(cls, text: str, where: str = "solution.json") -> SolutionFiles:
+    def from_solution_json(cls, text: str, where: str = "solution.json",
+                           max_files: int = MAX_SOURCE_FILES) -> SolutionFiles:
         try:
             data = bounded_json.loads(text, where)
         except bounded_json.TooDeep as exc:
@@ -93,6 +98,7 @@ class SolutionFiles:
         sources = data.get("sources") if isinstance(data, dict) else None
         if not isinstance(sources, list) or not sources:
             raise SolutionError(f"{where}: 'sources' must be a non-empty list of {{path, content}}")
+        check_count(len(sources), f"{where}: sources", max_files)
         spec = data.get("spec")
         entry = spec.get("entry_point") if isinstance(spec, dict) else None
         if not isinstance(entry, str) or "::" not in entry:
@@ -194,6 +200,11 @@ def source_text(data: bytes, where: str, max_bytes: int = MAX_SOURCE_BYTES) -> s
     if "\x00" in text:
         raise SolutionError(f"{where}: a binary file (it holds NUL bytes), not source text")
     return text
+
+
+def check_count(count: int, where: str, max_files: int = MAX_SOURCE_FILES) -> None:
+    if count > max_files:
+        raise SolutionError(f"{where}: {count} files, over the limit of {max_files} files in a solution")
 
 
 def check_size(nbytes: int, where: str, max_bytes: int = MAX_SOURCE_BYTES) -> None:

@@ -325,6 +325,7 @@ SOLARENA_PRIVATE_RUNS_PER_PROBLEM_PER_DAY = env_int("SOLARENA_PRIVATE_RUNS_PER_P
 # "<count>/<second|minute|hour|day>"; the name is the API's, where the limit began.
 SUBMISSION_RATE = env_str("API_THROTTLE_SUBMISSIONS", "20/minute")
 SOLARENA_MAX_SOURCE_BYTES = env_int("SOLARENA_MAX_SOURCE_BYTES", 1 << 20)
+SOLARENA_MAX_SOURCE_FILES = env_int("SOLARENA_MAX_SOURCE_FILES", 64)
 # Any request body, refused unread above this (solarena/body_limit.py): room for the largest upload,
 # an agent bundle of 20 MiB (submissions/bundles.py), and the form around it. Django's own limits
 # stay within it: a body other than files (JSON sources, escaped) is held in memory up to the

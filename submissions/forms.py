@@ -108,7 +108,8 @@ class SubmissionForm(forms.Form):
         try:
             if upload is not None:
                 check_size(upload.size, upload.name, limit)  # before reading any of it
-                data["files"] = SolutionFiles.from_upload(upload.name, upload.read(), limit)
+                data["files"] = SolutionFiles.from_upload(upload.name, upload.read(), limit,
+                                                          settings.SOLARENA_MAX_SOURCE_FILES)
             else:  # browsers send a textarea's line ends as CRLF
                 data["files"] = SolutionFiles.from_sources({PASTED_NAME: code.replace("\r\n", "\n")},
                                                            PASTED_NAME, limit)
