@@ -14,7 +14,8 @@ from django.shortcuts import render
 from django.template.loader import render_to_string
 from django.urls import reverse
 
-from submissions import agent_compare, trajectories
+from submissions import agent_compare, agent_visibility, trajectories
+from submissions.models import AgentSubmission
 
 from . import agent_downloads, downloads, page_cache, page_queries
 from .page_cache import public_page
@@ -88,6 +89,12 @@ def agent_compare_page(request: HttpRequest, owner: str, name: str) -> HttpRespo
         upload = uploads.get(int(value)) if value.isascii() and value.isdigit() else None
         if upload is None:
             known = ", ".join(f"{pk} ({u.agent.version})" for pk, u in uploads.items())
+            unranked = _unranked_upload(request, user, name, value)
+            if unranked is not None:
+                return _error(request, 400, f"{key}={value} is a {unranked.mode} upload: test and benchmark "
+                              "uploads are on no agent page; compare them with `solarena agent-compare "
+                              f"{request.GET.get('a', '')} {request.GET.get('b', '')}` or GET "
+                              f"/api/v1/agent-submissions/compare/. This page compares {known}.")
             what = f"{key}={value!r} is not an upload of this agent" if value else f"give {key}=<upload id>"
             return _error(request, 400, f"{what}; its uploads are {known}.")
         picked.append(upload)
@@ -102,6 +109,17 @@ def agent_compare_page(request: HttpRequest, owner: str, name: str) -> HttpRespo
             {"a": found.a.agent.pk, "b": found.b.agent.pk, "hardware": found.hardware}),
         "hardware": _shared_hardware(found), "timing_notes": page_queries.timing_notes([found.hardware]),
     })
+
+
+def _unranked_upload(request: HttpRequest, owner: AbstractBaseUser, name: str,
+                     value: str) -> AgentSubmission | None:
+    """The agent's test or benchmark upload of that id, where the viewer may read it (its owner, an
+    admin): the API and the CLI compare it, the agent pages do not show it."""
+    if not (value.isascii() and value.isdigit()) or len(value) > 12:
+        return None
+    return (AgentSubmission.objects.filter(agent_visibility.visible_to(request.user), owner=owner, name=name,
+                                           pk=int(value)).exclude(agent_visibility.on_agent_pages(request.user))
+            .only("pk", "mode").first())
 
 
 def _trajectories(owner: str, name: str, shown: page_queries.Upload) -> list[tuple[str, str]]:
