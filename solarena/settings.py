@@ -65,6 +65,7 @@ MIDDLEWARE = [
     "solarena.body_limit.RequestBodyLimitMiddleware",  # first: an oversized body is never read
     "ops.middleware.RequestIdMiddleware",
     "solarena.middleware.RejectNulCharactersMiddleware",
+    "solarena.middleware.ApiErrorsAsJsonMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -110,8 +111,13 @@ DATABASES = {
     )
 }
 if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
-    # the demo's web server and worker share the file: wait for each other's writes
-    DATABASES["default"]["OPTIONS"] = {"timeout": 30}
+    # The demo's web server and worker share the file. Every transaction takes the write lock when
+    # it begins (a deferred one that reads and then writes cannot wait for a writer: SQLite answers
+    # "database is locked" at once), waits up to 30 s for it, and readers go on during a write (WAL).
+    DATABASES["default"]["OPTIONS"] = {
+        "timeout": 30, "transaction_mode": "IMMEDIATE",
+        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+    }
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 LANGUAGE_CODE = "en-us"
