@@ -46,6 +46,7 @@ LAYERS: tuple[tuple[Layer, ...], ...] = (
                         "solarena.changes", "solarena.change_feed", "ops.inspect")),),
     (Layer("scoring", ("evaluator.scoring",), django_free=True),),
     (Layer("runner", ("evaluator.jobs", "evaluator.supervise", "evaluator.traces", "evaluator.toolchains",
+                      "evaluator.bounded_json", "evaluator.solution_check",
                       "evaluator.gpus", "evaluator.ncu_runs", "sandbox"), django_free=True),),
     (Layer("harness", ("evaluator.harness",), django_free=True),),
     (Layer("settings", ("solarena.env",), django_free=True),),
